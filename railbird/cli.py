@@ -1,0 +1,99 @@
+"""The `railbird` command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+
+from calibration.table import STANDARD_TABLES, TableSpec
+from railbird import __version__
+from railbird.config import RailbirdConfig, load_config
+from rules.codec import to_jsonable
+from rules.errors import RailbirdError
+
+log = logging.getLogger("railbird")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the process exit code."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        return args.run(args)
+    except RailbirdError as exc:
+        print(f"railbird: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="railbird", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"railbird {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug detail")
+    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+
+    tables = commands.add_parser("tables", help="print the table specifications railbird knows")
+    tables.add_argument("--json", action="store_true", help="print JSON instead of text")
+    tables.add_argument("--config", help="show the table of this config file instead")
+    tables.set_defaults(run=_run_tables)
+
+    config = commands.add_parser("config", help="check a config file and print it resolved")
+    config.add_argument("file", help="TOML config file")
+    config.set_defaults(run=_run_config)
+    return parser
+
+
+def _run_tables(args: argparse.Namespace) -> int:
+    if args.config:
+        specs = [load_config(args.config).table.spec()]
+    else:
+        specs = [TableSpec.standard(name) for name in STANDARD_TABLES]
+    if args.json:
+        print(json.dumps([_table_summary(s) for s in specs], indent=2))
+    else:
+        print("\n\n".join(_table_text(s) for s in specs))
+    return 0
+
+
+def _run_config(args: argparse.Namespace) -> int:
+    config: RailbirdConfig = load_config(args.file)
+    print(json.dumps(to_jsonable(config), indent=2))
+    return 0
+
+
+def _table_summary(spec: TableSpec) -> dict:
+    return {
+        "spec": to_jsonable(spec),
+        "head_string_x": spec.head_string_x,
+        "foot_spot": spec.foot_spot,
+        "pockets": [
+            {"id": p.id, "mouth_width": p.mouth_width, "jaws": p.jaws, "centre": p.centre}
+            for p in spec.pockets
+        ],
+        "cushions": [{"id": c.id, "start": c.start, "end": c.end} for c in spec.cushions],
+        "diamonds": spec.diamonds,
+    }
+
+
+def _table_text(spec: TableSpec) -> str:
+    lines = [
+        f"{spec.name}: playing surface {spec.length:.1f} x {spec.width:.1f} mm "
+        f"({spec.length / 25.4:.1f} x {spec.width / 25.4:.1f} in)",
+        f"  head string x = {spec.head_string_x:.1f} mm; foot spot "
+        f"({spec.foot_spot[0]:.1f}, {spec.foot_spot[1]:.1f}) mm",
+        f"  cushion nose height {spec.cushion_nose_height:.1f} mm; "
+        f"balls {spec.ball_diameter:.2f} mm; {len(spec.diamonds)} diamonds",
+    ]
+    for p in spec.pockets:
+        cx, cy = p.mouth_centre
+        lines.append(
+            f"  pocket {p.id:<10} mouth {p.mouth_width:6.1f} mm at ({cx:8.1f}, {cy:7.1f}), "
+            f"shelf {p.shelf:4.1f} mm"
+        )
+    return "\n".join(lines)

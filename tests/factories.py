@@ -1,0 +1,127 @@
+"""Factories for hand-made shots and layouts, shared by every test package."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from calibration.table import RackShape, TableSpec
+from rules.balls import BallId
+from rules.events import EventKind, EvidenceSource, ShotEvent
+from rules.shot import Layout, Shot
+from rules.table import CushionId, PocketId, Point
+
+TABLE_9FT = TableSpec.standard("9ft")
+
+DEFAULT_CONTACT_UNCERTAINTY_S = 0.004
+"""Half a 120 fps frame interval: a typical contact-time uncertainty."""
+
+
+@dataclass
+class ShotBuilder:
+    """Builds a `Shot` event by event, with times that default to a steady march.
+
+    Example::
+
+        shot = (ShotBuilder().strike().hit("1").cushion("1", CushionId.FOOT)
+                .pocket("1", PocketId.FOOT_LEFT).build())
+    """
+
+    index: int = 0
+    at_strike: Layout = field(default_factory=Layout)
+    events: list[ShotEvent] = field(default_factory=list)
+    clock: float = 0.0
+    step: float = 0.1
+
+    def _next_time(self, t: float | None) -> float:
+        self.clock = self.clock + self.step if t is None else t
+        return self.clock
+
+    def add(self, kind: EventKind, *balls: str, t: float | None = None, **kw: Any) -> ShotBuilder:
+        """Append any event; ``t`` defaults to one step after the previous event."""
+        ids = tuple(BallId(b) for b in balls)
+        self.events.append(ShotEvent(kind, self._next_time(t), ids, **kw))
+        return self
+
+    def strike(self, t: float | None = 0.0) -> ShotBuilder:
+        """The cue tip strikes the cue ball."""
+        return self.add(EventKind.CUE_STRIKE, "cue", t=t)
+
+    def hit(
+        self,
+        b: str,
+        a: str = "cue",
+        t: float | None = None,
+        uncertainty: float = DEFAULT_CONTACT_UNCERTAINTY_S,
+    ) -> ShotBuilder:
+        """Ball ``a`` (the cue ball by default) touches ball ``b``."""
+        return self.add(EventKind.BALL_BALL, a, b, t=t, time_uncertainty=uncertainty)
+
+    def cushion(self, ball: str, cushion: CushionId, t: float | None = None) -> ShotBuilder:
+        """``ball`` touches a cushion."""
+        return self.add(EventKind.BALL_CUSHION, ball, t=t, cushion=cushion)
+
+    def pocket(
+        self,
+        ball: str,
+        pocket: PocketId,
+        t: float | None = None,
+        source: EvidenceSource = EvidenceSource.FUSED,
+    ) -> ShotBuilder:
+        """``ball`` drops into ``pocket`` and stays."""
+        return self.add(EventKind.POCKETED, ball, t=t, pocket=pocket, source=source)
+
+    def rebound(self, ball: str, pocket: PocketId, t: float | None = None) -> ShotBuilder:
+        """``ball`` comes back out of ``pocket``."""
+        return self.add(EventKind.POCKET_REBOUND, ball, t=t, pocket=pocket)
+
+    def off_table(self, ball: str, t: float | None = None) -> ShotBuilder:
+        """``ball`` leaves the table."""
+        return self.add(EventKind.LEFT_TABLE, ball, t=t)
+
+    def disturbed(self, ball: str, t: float | None = None) -> ShotBuilder:
+        """``ball`` starts moving with no ball contact."""
+        return self.add(EventKind.BALL_DISTURBED, ball, t=t)
+
+    def build(self, end_time: float | None = None, **evidence: Any) -> Shot:
+        """The shot, ending (all at rest) one step after the last event unless told."""
+        strike = next((e.time for e in self.events if e.kind is EventKind.CUE_STRIKE), 0.0)
+        end = self.clock + self.step if end_time is None else end_time
+        events = [*self.events, ShotEvent(EventKind.ALL_AT_REST, end)]
+        at_rest = evidence.pop("at_rest", self.at_strike)
+        return Shot(self.index, strike, end, self.at_strike, at_rest, tuple(events), **evidence)
+
+
+def rack_layout(
+    table: TableSpec = TABLE_9FT,
+    shape: RackShape = RackShape.DIAMOND,
+    order: tuple[str, ...] = ("1", "2", "3", "4", "9", "5", "6", "7", "8"),
+    cue: Point | None = (-800.0, 100.0),
+) -> Layout:
+    """Balls in rack slots (in the given order) plus the cue ball in the kitchen."""
+    slots = table.rack_slots(shape)
+    positions: dict[BallId, Point] = {BallId(b): slots[i] for i, b in enumerate(order)}
+    if cue is not None:
+        positions[BallId.CUE] = cue
+    return Layout.of(positions)
+
+
+def random_layout(rng: random.Random, balls: tuple[BallId, ...], table: TableSpec = TABLE_9FT):
+    """Balls at random non-overlapping spots on the playing surface (seeded)."""
+    placed: dict[BallId, Point] = {}
+    margin = table.ball_diameter
+    for ball in balls:
+        while True:
+            p = (
+                rng.uniform(-table.length / 2 + margin, table.length / 2 - margin),
+                rng.uniform(-table.width / 2 + margin, table.width / 2 - margin),
+            )
+            clear = all(
+                (p[0] - q[0]) ** 2 + (p[1] - q[1]) ** 2 > table.ball_diameter**2
+                for q in placed.values()
+            )
+            if clear:
+                placed[ball] = p
+                break
+    return Layout.of(placed)

@@ -1,0 +1,1 @@
+"""Detections and pocket signals -> tracks -> shot events -> Shot records."""

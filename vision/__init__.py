@@ -1,0 +1,1 @@
+"""One frame -> Detections: ball centres in table millimetres with identity and confidence."""
