@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from enum import StrEnum
 
 from calibration.geometry import (
     cross,
@@ -31,16 +30,9 @@ from calibration.geometry import (
     unit,
 )
 from rules.balls import BALL_DIAMETER_MM
-from rules.table import CushionId, PocketId, Point
+from rules.table import CushionId, PocketId, Point, RackShape
 
 INCH_MM = 25.4
-
-
-class RackShape(StrEnum):
-    """Rack footprints: the 15-ball triangle (8-ball, 14.1) and the 9-ball diamond."""
-
-    TRIANGLE = "triangle"
-    DIAMOND = "diamond"
 
 
 _ROWS = {RackShape.TRIANGLE: (1, 2, 3, 4, 5), RackShape.DIAMOND: (1, 2, 3, 2, 1)}

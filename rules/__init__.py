@@ -32,7 +32,7 @@ from rules.shot import (
     PushEvidence,
     Shot,
 )
-from rules.table import CushionId, PocketId, Point, TableGeometry
+from rules.table import CushionId, PocketId, Point, RackShape, TableGeometry
 
 __all__ = [
     "BALL_DIAMETER_MM",
@@ -58,6 +58,7 @@ __all__ = [
     "PocketId",
     "Point",
     "PushEvidence",
+    "RackShape",
     "RailbirdError",
     "RecordError",
     "SensorError",

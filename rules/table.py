@@ -57,6 +57,13 @@ class CushionId(StrEnum):
         return self.value.split("-")[0]
 
 
+class RackShape(StrEnum):
+    """Rack footprints: the 15-ball triangle (8-ball, 14.1) and the 9-ball diamond."""
+
+    TRIANGLE = "triangle"
+    DIAMOND = "diamond"
+
+
 class TableGeometry(Protocol):
     """What the rules need to know about a table, in table millimetres.
 
@@ -86,6 +93,15 @@ class TableGeometry(Protocol):
     @property
     def foot_spot(self) -> Point:
         """The foot spot, where the apex ball and spotted balls go (rules 3.2, 3.32)."""
+        ...
+
+    def rack_slots(self, shape: RackShape) -> tuple[Point, ...]:
+        """Ball centres of a tight rack, apex on the foot spot, rows toward the foot cushion,
+        each row from +y to -y (rules 3.2, 4.3, 5.2, 6.4)."""
+        ...
+
+    def on_playing_surface(self, p: Point) -> bool:
+        """True when ``p`` is on or inside the cushion nose lines."""
         ...
 
     def in_kitchen(self, p: Point) -> bool:

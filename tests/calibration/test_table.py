@@ -189,3 +189,16 @@ def test_ball_set_reference_colours() -> None:
     assert look_of(BallId.NINE).striped and not look_of(BallId.ONE).striped
     names = [look_of(BallId.numbered(n)).colour_name for n in range(1, 9)]
     assert names == ["yellow", "blue", "red", "purple", "orange", "green", "maroon", "black"]
+
+
+def test_table_spec_satisfies_the_rules_geometry_protocol() -> None:
+    from rules.table import TableGeometry
+
+    def head_string(table: TableGeometry) -> float:
+        return table.head_string_x
+
+    members = [n for n in vars(TableGeometry) if not n.startswith("_")]
+    assert "rack_slots" in members
+    for name in members:
+        assert hasattr(T9, name), name
+    assert head_string(T9) == T9.head_string_x

@@ -1,0 +1,1 @@
+"""The virtual table: physics, an overhead-camera renderer, simulated pocket sensors, truth."""
