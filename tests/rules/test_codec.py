@@ -31,6 +31,7 @@ from rules.shot import (
     PushEvidence,
     Shot,
 )
+from rules.shot_clock import ClockPhase, ClockReading
 from rules.table import CushionId, PocketId
 
 finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False)
@@ -107,6 +108,13 @@ STRATEGIES = {
     Pocket: st.sampled_from(TableSpec.standard("8ft").pockets),
     CushionSegment: st.sampled_from(TableSpec.standard("7ft").cushions),
     BallLook: st.sampled_from(calibration.BALL_SET),
+    ClockReading: st.builds(
+        ClockReading,
+        st.sampled_from(list(ClockPhase)),
+        st.floats(0, 10),
+        st.floats(10, 60),
+        st.booleans(),
+    ),
     TableConfig: st.sampled_from([TableConfig(), TableConfig("custom", 3000.0, 1500.0)]),
 }
 
