@@ -39,15 +39,16 @@ class TableFinding:
         confidence: 0-1: how well the outline fits four lines and the noses were found.
     """
 
-    cloth_corners: np.ndarray
-    nose_corners: np.ndarray
+    cloth_corners: tuple[tuple[float, float], ...]
+    nose_corners: tuple[tuple[float, float], ...]
     cloth_lab: tuple[float, float, float]
     confidence: float
 
     def cloth_mask(self, size: tuple[int, int]) -> np.ndarray:
         """The cloth quad filled, as a uint8 mask of (width, height) ``size``."""
         mask = np.zeros((size[1], size[0]), np.uint8)
-        cv2.fillConvexPoly(mask, np.round(self.cloth_corners * 16).astype(np.int32), 255, shift=4)
+        corners = np.round(np.asarray(self.cloth_corners) * 16).astype(np.int32)
+        cv2.fillConvexPoly(mask, corners, 255, shift=4)
         return mask
 
 
@@ -76,7 +77,11 @@ def find_table(image: np.ndarray, where: str = "frame") -> TableFinding:
     nose, nose_share = _find_noses(linear.sum(axis=2), cloth)
     confidence = float(np.clip(min(inlier_share, 0.5 + nose_share / 2), 0.0, 1.0))
     log.debug("%s: cloth %s, nose %s, confidence %.2f", where, cloth, nose, confidence)
-    return TableFinding(cloth, nose, cloth_lab, confidence)
+    return TableFinding(_points(cloth), _points(nose), cloth_lab, confidence)
+
+
+def _points(corners: np.ndarray) -> tuple[tuple[float, float], ...]:
+    return tuple((float(x), float(y)) for x, y in corners)
 
 
 def _cloth_colour(lab: np.ndarray) -> tuple[float, float, float]:

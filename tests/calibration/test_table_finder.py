@@ -72,8 +72,8 @@ def test_finds_cloth_and_noses_on_synthetic_tables(cloth: str, skew: float) -> N
     rng = np.random.default_rng(7)
     image, cloth_quad, nose_quad = _draw_table(CLOTHS[cloth], rng, skew)
     found = find_table(image, f"synthetic {cloth}")
-    assert np.abs(found.cloth_corners - cloth_quad).max() < 0.5
-    assert np.abs(found.nose_corners - nose_quad).max() < 0.5
+    assert np.abs(np.asarray(found.cloth_corners) - cloth_quad).max() < 0.5
+    assert np.abs(np.asarray(found.nose_corners) - nose_quad).max() < 0.5
     assert found.confidence > 0.7
 
 
@@ -83,7 +83,7 @@ def test_an_arm_over_the_rail_does_not_bend_the_edges() -> None:
     arm = np.array([[0, 500], [420, 560], [430, 600], [0, 620]], np.int32)
     cv2.fillConvexPoly(image, arm, (90, 120, 170))
     found = find_table(image, "arm")
-    assert np.abs(found.cloth_corners - cloth_quad).max() < 1.5
+    assert np.abs(np.asarray(found.cloth_corners) - cloth_quad).max() < 1.5
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ import rules
 from calibration.balls import BallLook
 from calibration.config import TableConfig
 from calibration.table import CushionSegment, Pocket, TableSpec
+from calibration.table_finder import TableFinding
 from rules.balls import BallId
 from rules.codec import dumps, from_jsonable, loads, to_jsonable
 from rules.errors import ConfigError, RecordError
@@ -114,6 +115,13 @@ STRATEGIES = {
         st.floats(0, 10),
         st.floats(10, 60),
         st.booleans(),
+    ),
+    TableFinding: st.builds(
+        TableFinding,
+        st.tuples(points, points, points, points),
+        st.tuples(points, points, points, points),
+        st.tuples(finite, finite, finite),
+        unit_interval,
     ),
     TableConfig: st.sampled_from([TableConfig(), TableConfig("custom", 3000.0, 1500.0)]),
 }
