@@ -33,6 +33,7 @@ from rules.shot import (
     Shot,
 )
 from rules.shot_clock import ClockPhase, ClockReading
+from rules.signals import PocketSignal
 from rules.table import CushionId, PocketId
 
 finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False)
@@ -122,6 +123,9 @@ STRATEGIES = {
         st.tuples(points, points, points, points),
         st.tuples(finite, finite, finite),
         unit_interval,
+    ),
+    PocketSignal: st.builds(
+        PocketSignal, st.sampled_from(list(PocketId)), finite, unit_interval, st.integers(0, 2**31)
     ),
     TableConfig: st.sampled_from([TableConfig(), TableConfig("custom", 3000.0, 1500.0)]),
 }
