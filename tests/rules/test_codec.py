@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import calibration
 import rules
 from calibration.balls import BallLook
+from calibration.camera import CameraModel
 from calibration.config import TableConfig
 from calibration.table import CushionSegment, Pocket, TableSpec
 from calibration.table_finder import TableFinding
@@ -128,6 +129,17 @@ STRATEGIES = {
         PocketSignal, st.sampled_from(list(PocketId)), finite, unit_interval, st.integers(0, 2**31)
     ),
     TableConfig: st.sampled_from([TableConfig(), TableConfig("custom", 3000.0, 1500.0)]),
+    CameraModel: st.builds(
+        CameraModel,
+        st.tuples(st.integers(1, 4096), st.integers(1, 4096)),
+        st.floats(1, 1e4),
+        st.floats(1, 1e4),
+        finite,
+        finite,
+        st.tuples(finite, finite, finite, finite, finite),
+        st.tuples(finite, finite, finite),
+        st.tuples(finite, finite, finite),
+    ),
 }
 
 
