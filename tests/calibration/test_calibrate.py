@@ -127,3 +127,18 @@ def test_calibrate_image_and_drift() -> None:
     assert report.moved and 3.0 < report.max_shift_px < 5.0
     with pytest.raises(CalibrationError, match="frame is 640x360"):
         check_drift(calibration, image[:360, :640])
+
+
+def test_overlay_draws_the_noses_where_the_camera_puts_them() -> None:
+    from calibration.overlay import draw_overlay
+
+    truth = CameraModel.overhead(T9, image_size=SIZE, tilt_deg=2.0)
+    calibration = calibrate_corners(
+        truth.project(nose_corners_mm(T9, HeadSide.LEFT)), SIZE, T9, lens=truth
+    )
+    blank = np.zeros((SIZE[1], SIZE[0], 3), np.uint8)
+    drawn = draw_overlay(blank, calibration)
+    head_cushion = truth.project(np.array([[-T9.length / 2, 0.0, T9.cushion_nose_height]]))[0]
+    x, y = (round(v) for v in head_cushion)
+    assert tuple(drawn[y, x]) == (0, 255, 255)  # the nose colour, on the head cushion
+    assert drawn.sum() > 0 and blank.sum() == 0
