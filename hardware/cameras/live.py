@@ -276,11 +276,20 @@ class CameraLink:
             and image.dtype == np.uint8
         ):
             return None
-        index = self._timing.arrive(now)
+        index = self._timing.arrive(now, self._device_index())
         self._failures = 0
         self._attempt = 0
         self._last_size = (image.shape[1], image.shape[0])
         return Frame(index=index, time=now, image=image)
+
+    def _device_index(self) -> int | None:
+        # Backends that number frames report it here; webcams via V4L2 and most streams
+        # report nothing useful (0 or -1), and then arrival times are the evidence.
+        try:
+            value = self._capture.get(cv2.CAP_PROP_POS_FRAMES) if self._capture else 0.0
+        except Exception:  # a property a backend lacks is not a failure
+            return None
+        return int(value) if value and value > 0 else None
 
     def _check_lost(self, now: float, reason: str) -> None:
         last = self._timing.last_arrival

@@ -1,8 +1,10 @@
 """Frame arrival times -> frame indices, dropped frames and a measured frame rate (pure).
 
-A camera does not say when it drops a frame; the gap in arrival times does. A gap of more than
-1.5 nominal intervals counts as ``round(gap / interval) - 1`` frames lost, and the next frame's
-index skips them, so an index gap downstream means the same thing whatever dropped the frame.
+Where a camera numbers its frames (a device sequence number), a jump in that number is the
+count of frames lost. Most cameras behind OpenCV do not, and then the gap in arrival times
+tells: a gap of more than 1.5 nominal intervals counts as ``round(gap / interval) - 1`` frames
+lost. Either way the next frame's index skips them, so an index gap downstream means the same
+thing whatever dropped the frame.
 """
 
 from __future__ import annotations
@@ -32,17 +34,27 @@ class FrameTiming:
         self._intervals: deque[float] = deque(maxlen=window)
         self._drops: deque[tuple[float, int]] = deque(maxlen=1024)
         self._last_arrival: float | None = None
+        self._last_device_index: int | None = None
         self._next_index = 0
         self.frames = 0
         self.dropped = 0
 
-    def arrive(self, t: float) -> int:
-        """Record a frame that arrived at session time ``t``; return its index."""
+    def arrive(self, t: float, device_index: int | None = None) -> int:
+        """Record a frame that arrived at session time ``t``; return its index.
+
+        Args:
+            t: Session time of arrival.
+            device_index: The camera's own sequence number for the frame, if it has one; when
+                it advances by one from the last frame, a late arrival is not a drop.
+        """
         missed = 0
+        by_device = self._device_gap(device_index)
         if self._last_arrival is not None:
             gap = t - self._last_arrival
             interval = self.interval_s
-            if interval is not None and gap > DROP_GAP_INTERVALS * interval:
+            if by_device is not None:
+                missed = by_device
+            elif interval is not None and gap > DROP_GAP_INTERVALS * interval:
                 missed = max(0, round(gap / interval) - 1)
             if missed == 0:
                 # A drop's gap would drag the measured rate down: keep only clean intervals.
@@ -59,6 +71,14 @@ class FrameTiming:
     def restart(self) -> None:
         """The stream was reopened: the next frame's gap says nothing about drops."""
         self._last_arrival = None
+        self._last_device_index = None
+
+    def _device_gap(self, device_index: int | None) -> int | None:
+        """Frames lost by the device's numbering, or ``None`` when it does not tell."""
+        last, self._last_device_index = self._last_device_index, device_index
+        if device_index is None or last is None or device_index <= last:
+            return None  # no numbering, the first frame, or a counter that went back (a reset)
+        return device_index - last - 1
 
     @property
     def last_arrival(self) -> float | None:

@@ -58,6 +58,16 @@ def test_frames_the_camera_dropped_skip_indices_and_degrade_it_for_a_while() -> 
     ]
 
 
+def test_a_camera_that_numbers_its_frames_is_believed_over_arrival_times() -> None:
+    clock = FakeClock()
+    script = ["ok", "ok", ("skip", 2), "ok", ("late", 2), "ok"]
+    link, _ = _link(FakeCamera(clock, [script], numbered=True), clock)
+    frames = _steps(link, 6)
+    # Two frames lost on the device though the third came on time; the late one lost none.
+    assert [f.index for f in frames] == [0, 1, 4, 5, 6, 7]
+    assert link.health().dropped_by_camera == 2
+
+
 def test_a_camera_that_fails_mid_stream_is_reported_retried_with_backoff_and_recovers() -> None:
     clock = FakeClock()
     sessions = [["ok"] * 5 + ["fail"] * 3, None, ["ok"] * 5]

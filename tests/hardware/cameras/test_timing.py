@@ -53,3 +53,14 @@ def test_the_median_rate_ignores_a_drop_and_a_restart() -> None:
     assert timing.arrive(100.0) == 10  # a reopened stream continues the numbering
     assert timing.dropped == 0
     assert timing.measured_fps == pytest.approx(30.0)
+
+
+def test_a_device_sequence_number_decides_over_arrival_gaps() -> None:
+    timing = FrameTiming(nominal_fps=30.0)
+    assert timing.arrive(0 / 30, device_index=10) == 0
+    assert timing.arrive(1 / 30, device_index=13) == 3  # two lost, though on time
+    assert timing.arrive(4 / 30, device_index=14) == 4  # late, but nothing lost
+    assert timing.dropped == 2
+    assert timing.arrive(5 / 30, device_index=1) == 5  # the counter reset: no evidence
+    assert timing.arrive(9 / 30, device_index=None) == 9  # no number: the gap decides
+    assert timing.dropped == 5
