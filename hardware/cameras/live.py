@@ -131,8 +131,7 @@ def open_capture(config: CameraConfig) -> Capture:
 class CameraLink:
     """One camera's connection: open, read, number, detect loss, reopen with backoff.
 
-    Not thread-safe for concurrent `step` calls (one grabber steps it); `health` may be called
-    from any thread.
+    One thread steps it and closes it (the grabber); `health` may be called from any thread.
 
     Args:
         config: The camera to open and how to keep it.
@@ -207,8 +206,10 @@ class CameraLink:
                 return None
             if not self._open():
                 return None
-        assert self._capture is not None
-        ok, image, error = _read(self._capture)
+        capture = self._capture
+        if capture is None:  # closed meanwhile
+            return None
+        ok, image, error = _read(capture)
         with self._lock:
             now = self._clock.now()
             frame = self._accept(now, image) if ok else None

@@ -101,8 +101,10 @@ class VideoFileSource:
             capture.release()
 
     def _open(self) -> cv2.VideoCapture:
-        if not self.path.is_file():
+        if not self.path.exists():
             raise CameraError(f"video file not found: {self.path}")
+        if not self.path.is_file():
+            raise CameraError(f"video file {self.path} is not a file")
         try:
             with self.path.open("rb") as f:
                 f.read(1)

@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import subprocess
+import sys
 import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -46,3 +49,17 @@ def test_bad_values_are_config_errors_naming_the_key(data: dict, key: str) -> No
 def test_backoff_doubles_up_to_the_maximum() -> None:
     config = CameraConfig(reconnect_initial_s=0.5, reconnect_max_s=3.0)
     assert [config.backoff_s(n) for n in range(1, 6)] == [0.5, 1.0, 2.0, 3.0, 3.0]
+
+
+def test_reading_the_camera_section_does_not_pull_in_opencv() -> None:
+    code = (
+        "import sys\n"
+        "from hardware.cameras.config import camera_config_from_data\n"
+        "camera_config_from_data({'source': 0})\n"
+        "print('cv2' in sys.modules)\n"
+    )
+    root = Path(__file__).resolve().parents[3]
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root
+    )
+    assert result.stdout.strip() == "False"

@@ -67,6 +67,11 @@ def test_a_missing_file_is_a_camera_error_naming_it(tmp_path: Path) -> None:
         VideoFileSource(missing)
 
 
+def test_a_directory_is_not_a_video_file(tmp_path: Path) -> None:
+    with pytest.raises(CameraError, match="is not a file"):
+        VideoFileSource(tmp_path)
+
+
 @pytest.mark.parametrize("content", [b"", b"not a video at all" * 100])
 def test_a_file_that_is_not_a_video_is_a_camera_error_naming_it(tmp_path: Path, content) -> None:
     path = tmp_path / "garbage.avi"
