@@ -1,0 +1,1 @@
+"""Benchmarks: speed, latency, memory and accuracy figures (``python -m bench``), not tests."""

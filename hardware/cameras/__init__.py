@@ -1,0 +1,43 @@
+"""Cameras: `FrameSource`s for a live camera and a video file, and the `[camera]` config section.
+
+Names are loaded on first use, so reading the config (`hardware.cameras.config`) never pulls in
+OpenCV; the live and file sources do.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hardware.cameras.config import CameraConfig
+    from hardware.cameras.live import CameraHealth, CameraSource, CameraStatus, Capture
+    from hardware.cameras.timing import FrameTiming
+    from hardware.cameras.video_file import VideoFileSource
+
+_HOMES = {
+    "CameraConfig": "config",
+    "CameraHealth": "live",
+    "CameraSource": "live",
+    "CameraStatus": "live",
+    "Capture": "live",
+    "FrameTiming": "timing",
+    "VideoFileSource": "video_file",
+}
+
+__all__ = [
+    "CameraConfig",
+    "CameraHealth",
+    "CameraSource",
+    "CameraStatus",
+    "Capture",
+    "FrameTiming",
+    "VideoFileSource",
+]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{home}"), name)
