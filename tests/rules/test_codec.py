@@ -14,8 +14,11 @@ from hypothesis import strategies as st
 import calibration
 import rules
 from calibration.balls import BallLook
+from calibration.calibrate import DriftReport
 from calibration.camera import CameraModel
 from calibration.config import TableConfig
+from calibration.file import Calibration
+from calibration.solve import IntrinsicsSource, PoseSolution
 from calibration.table import CushionSegment, Pocket, TableSpec
 from calibration.table_finder import TableFinding
 from rules.balls import BallId
@@ -127,6 +130,31 @@ STRATEGIES = {
     ),
     PocketSignal: st.builds(
         PocketSignal, st.sampled_from(list(PocketId)), finite, unit_interval, st.integers(0, 2**31)
+    ),
+    PoseSolution: st.builds(
+        PoseSolution,
+        st.just(CameraModel.overhead(TableSpec.standard("9ft"))),
+        st.tuples(points, points, points, points),
+        finite,
+        finite,
+        st.sampled_from(list(IntrinsicsSource)),
+    ),
+    Calibration: st.builds(
+        Calibration,
+        st.just(1),
+        st.sampled_from([TableSpec.standard(n) for n in ("9ft", "7ft")]),
+        st.just(CameraModel.overhead(TableSpec.standard("9ft"))),
+        st.sampled_from(list(IntrinsicsSource)),
+        st.tuples(points, points, points, points),
+        finite,
+        finite,
+        st.one_of(st.none(), st.tuples(finite, finite, finite)),
+        unit_interval,
+        st.text(max_size=20),
+        st.text(max_size=20),
+    ),
+    DriftReport: st.builds(
+        DriftReport, st.booleans(), st.tuples(finite, finite, finite, finite), finite
     ),
     TableConfig: st.sampled_from([TableConfig(), TableConfig("custom", 3000.0, 1500.0)]),
     CameraModel: st.builds(
