@@ -1,4 +1,4 @@
-"""Cameras: `FrameSource`s for a live camera and a video file, and the `[camera]` config section.
+"""Cameras: `FrameSource`s for a live camera, a video file and a still image, and the `[camera]` config section.
 
 Names are loaded on first use, so reading the config (`hardware.cameras.config`) never pulls in
 OpenCV; the live and file sources do.
@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from hardware.cameras.config import CameraConfig
     from hardware.cameras.live import CameraHealth, CameraSource, CameraStatus, Capture
+    from hardware.cameras.still import StillImageSource
     from hardware.cameras.timing import FrameTiming
     from hardware.cameras.video_file import VideoFileSource
 
@@ -22,6 +23,7 @@ _HOMES = {
     "CameraStatus": "live",
     "Capture": "live",
     "FrameTiming": "timing",
+    "StillImageSource": "still",
     "VideoFileSource": "video_file",
 }
 
@@ -32,6 +34,7 @@ __all__ = [
     "CameraStatus",
     "Capture",
     "FrameTiming",
+    "StillImageSource",
     "VideoFileSource",
 ]
 
