@@ -10,6 +10,7 @@ from calibration.table import RackShape, TableSpec
 from rules.balls import BallId
 from rules.events import EventKind, EvidenceSource, ShotEvent
 from rules.shot import Layout, Shot
+from rules.shot_clock import ShotClock, ShotClockConfig
 from rules.table import CushionId, PocketId, Point
 
 TABLE_9FT = TableSpec.standard("9ft")
@@ -125,3 +126,8 @@ def random_layout(rng: random.Random, balls: tuple[BallId, ...], table: TableSpe
                 placed[ball] = p
                 break
     return Layout.of(placed)
+
+
+def running_clock(t: float = 0.0, shooter: str = "A", **settings: Any) -> ShotClock:
+    """A shot clock counting ``shooter``'s shot from ``t`` (previous shot complete at ``t``)."""
+    return ShotClock.create(ShotClockConfig(**settings)).shot_complete(t, shooter)
