@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from calibration.table import TableSpec
+from rules.lag import LagEvidence, LagFault, LagLoss, LagResult, judge_lag
 from rules.shot_clock import Announcement, AnnouncementKind, ShotClock, ShotClockConfig
 
 times = st.floats(min_value=0, max_value=1e4, allow_nan=False)
@@ -38,9 +40,37 @@ def shot_clocks(draw) -> ShotClock:
     return clock
 
 
+@st.composite
+def lag_evidence(draw, player: str = "A", side: int = 1) -> LagEvidence:
+    """Any consistent lag ball."""
+    gone = draw(st.sampled_from(["pocketed", "off_table", None]))
+    final = None if gone else (draw(st.floats(-1300, 1300)), draw(st.floats(-600, 600)))
+    return LagEvidence(
+        player,
+        (draw(st.floats(-1200, -700)), side * draw(st.floats(50, 600))),
+        draw(st.booleans()),
+        draw(st.integers(0, 3)),
+        draw(st.booleans()),
+        gone == "pocketed",
+        gone == "off_table",
+        final,
+        draw(st.booleans()),
+    )
+
+
+lag_results = st.builds(
+    lambda a, b: judge_lag(a, b, TableSpec.standard("9ft")),
+    lag_evidence("A", 1),
+    lag_evidence("B", -1),
+)
+
+
 AUX_STRATEGIES: dict[type, st.SearchStrategy] = {
     ShotClockConfig: clock_configs,
     ShotClock: shot_clocks(),
+    LagEvidence: lag_evidence(),
+    LagFault: st.builds(LagFault, players, st.sampled_from(list(LagLoss))),
+    LagResult: lag_results,
     Announcement: st.builds(
         Announcement, st.sampled_from(list(AnnouncementKind)), times, st.none() | players
     ),
