@@ -6,9 +6,14 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from calibration.table import TableSpec
+from rules.balls import BallId
 from rules.lag import LagEvidence, LagFault, LagLoss, LagResult, judge_lag
+from rules.rack import RackCheck, RackCheckConfig, RackProblem, RackProblemKind, check_rack
+from rules.shot import Layout
 from rules.shot_clock import Announcement, AnnouncementKind, ShotClock, ShotClockConfig
+from rules.table import RackShape
 
+balls = st.sampled_from(list(BallId))
 times = st.floats(min_value=0, max_value=1e4, allow_nan=False)
 players = st.sampled_from(["A", "B"])
 
@@ -65,12 +70,39 @@ lag_results = st.builds(
 )
 
 
+@st.composite
+def rack_checks(draw) -> RackCheck:
+    """The check of a correct 9-ball rack with a few balls moved or removed."""
+    table = TableSpec.standard("9ft")
+    order = ("1", "2", "3", "4", "9", "5", "6", "7", "8")
+    slots = table.rack_slots(RackShape.DIAMOND)
+    positions = {}
+    for ball, (x, y) in zip(order, slots, strict=True):
+        if draw(st.integers(0, 9)) == 0:
+            continue
+        dx, dy = draw(st.sampled_from([(0.0, 0.0), (3.0, 0.0), (40.0, -10.0)]))
+        positions[BallId(ball)] = (x + dx, y + dy)
+    return check_rack(Layout.of(positions), draw(st.sampled_from(["9-ball", "14.1"])), table)
+
+
 AUX_STRATEGIES: dict[type, st.SearchStrategy] = {
     ShotClockConfig: clock_configs,
     ShotClock: shot_clocks(),
     LagEvidence: lag_evidence(),
     LagFault: st.builds(LagFault, players, st.sampled_from(list(LagLoss))),
     LagResult: lag_results,
+    RackProblem: st.builds(
+        RackProblem,
+        st.sampled_from(list(RackProblemKind)),
+        st.sampled_from(["4.3", "5.2", "1.16.5"]),
+        st.lists(balls, max_size=3).map(tuple),
+        st.text(max_size=20),
+        st.none() | st.floats(0, 100),
+    ),
+    RackCheckConfig: st.builds(
+        RackCheckConfig, st.floats(0, 10), st.floats(0, 30), st.floats(0, 3)
+    ),
+    RackCheck: rack_checks(),
     Announcement: st.builds(
         Announcement, st.sampled_from(list(AnnouncementKind)), times, st.none() | players
     ),
