@@ -9,6 +9,7 @@ from calibration.table import TableSpec
 from rules.balls import BallId
 from rules.lag import LagEvidence, LagFault, LagLoss, LagResult, judge_lag
 from rules.rack import RackCheck, RackCheckConfig, RackProblem, RackProblemKind, check_rack
+from rules.rerack import KitchenSpot, RerackPlan, plan_rerack
 from rules.shot import Layout
 from rules.shot_clock import Announcement, AnnouncementKind, ShotClock, ShotClockConfig
 from rules.table import RackShape
@@ -85,6 +86,18 @@ def rack_checks(draw) -> RackCheck:
     return check_rack(Layout.of(positions), draw(st.sampled_from(["9-ball", "14.1"])), table)
 
 
+table_points = st.tuples(st.floats(-1200, 1200), st.floats(-600, 600))
+rerack_plans = st.builds(
+    lambda cue, ball, at: plan_rerack(
+        Layout.of({BallId.CUE: cue} if at is None else {BallId.CUE: cue, ball: at}),
+        TableSpec.standard("9ft"),
+    ),
+    table_points,
+    balls.filter(lambda b: b is not BallId.CUE),
+    st.none() | table_points,
+)
+
+
 AUX_STRATEGIES: dict[type, st.SearchStrategy] = {
     ShotClockConfig: clock_configs,
     ShotClock: shot_clocks(),
@@ -103,6 +116,10 @@ AUX_STRATEGIES: dict[type, st.SearchStrategy] = {
         RackCheckConfig, st.floats(0, 10), st.floats(0, 30), st.floats(0, 3)
     ),
     RackCheck: rack_checks(),
+    RerackPlan: rerack_plans,
+    KitchenSpot: st.builds(
+        KitchenSpot, st.lists(balls, min_size=1, max_size=3).map(tuple), table_points
+    ),
     Announcement: st.builds(
         Announcement, st.sampled_from(list(AnnouncementKind)), times, st.none() | players
     ),
