@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from calibration.table import TableSpec
 from rules.balls import BallId
 from rules.lag import LagEvidence, LagFault, LagLoss, LagResult, judge_lag
+from rules.match import BreakOrder, Match, MatchConfig, MatchUnit, RackRecord, TimeOut
 from rules.rack import RackCheck, RackCheckConfig, RackProblem, RackProblemKind, check_rack
 from rules.rerack import KitchenSpot, RerackPlan, plan_rerack
 from rules.shot import Layout
@@ -98,6 +99,34 @@ rerack_plans = st.builds(
 )
 
 
+match_configs = st.builds(
+    MatchConfig,
+    st.integers(1, 11),
+    st.just(MatchUnit.RACKS),
+    st.sampled_from(list(BreakOrder)),
+    st.none() | st.integers(1, 3),
+    st.integers(0, 2),
+    st.floats(1, 600),
+) | st.just(MatchConfig(race_to=150, unit=MatchUnit.POINTS))
+
+
+@st.composite
+def matches(draw) -> Match:
+    """A match played some way, with a time-out perhaps."""
+    config = draw(match_configs)
+    match = Match.start(config, ("A", "B"), draw(players), draw(st.booleans()))
+    for _ in range(draw(st.integers(0, 12))):
+        if match.is_over:
+            break
+        if config.unit is MatchUnit.POINTS:
+            match = match.record_points(draw(players), draw(st.integers(-18, 30)))
+        elif draw(st.integers(0, 5)) == 0 and match.time_outs_left(match.breaker):
+            match = match.take_time_out(match.breaker, 10.0).end_time_out(70.0)
+        else:
+            match = match.begin_rack().record_rack(draw(players))
+    return match
+
+
 AUX_STRATEGIES: dict[type, st.SearchStrategy] = {
     ShotClockConfig: clock_configs,
     ShotClock: shot_clocks(),
@@ -120,6 +149,12 @@ AUX_STRATEGIES: dict[type, st.SearchStrategy] = {
     KitchenSpot: st.builds(
         KitchenSpot, st.lists(balls, min_size=1, max_size=3).map(tuple), table_points
     ),
+    MatchConfig: match_configs,
+    RackRecord: st.builds(RackRecord, st.integers(0, 4), players, st.none() | players),
+    TimeOut: st.builds(
+        TimeOut, players, st.just(5.0), st.none() | st.floats(5, 400), st.booleans()
+    ),
+    Match: matches(),
     Announcement: st.builds(
         Announcement, st.sampled_from(list(AnnouncementKind)), times, st.none() | players
     ),
