@@ -5,7 +5,8 @@ foot cushion and back. The ball that comes to rest nearest the head cushion wins
 loses the lag automatically (3.6 a-g, the letters of the text's list in order). If both balls
 lose, or the referee cannot tell which is nearer, the lag is replayed.
 
-Tracking turns each ball's run into a `LagEvidence`; `judge_lag` decides. Distances are the
+Each ball's run becomes a `LagEvidence` (`LagEvidence.from_shot` reads it off the Shot record
+of the lag); `judge_lag` decides. Distances are the
 ball's base (3.12) to the head cushion nose line, in table millimetres.
 """
 
@@ -14,7 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from rules.table import Point, TableGeometry
+from rules.balls import BallId
+from rules.shot import Shot
+from rules.table import CushionId, Point, TableGeometry
 
 DEFAULT_TOO_CLOSE_MM = 2.0
 """Difference in distance to the head cushion below which the lag is too close to judge:
@@ -110,6 +113,43 @@ class LagEvidence:
                 f"lag of {self.player!r}: a ball has a final position exactly when it is "
                 "neither pocketed nor off the table"
             )
+
+    @classmethod
+    def from_shot(
+        cls,
+        shot: Shot,
+        ball: BallId,
+        player: str,
+        *,
+        crossed_into_other_half: bool = False,
+        in_corner_jaws: bool = False,
+    ) -> LagEvidence:
+        """One player's lag ball read off the Shot record of the lag (both balls in one shot).
+
+        Crossing the long string is a fact of the path, which a Shot record does not keep:
+        tracking passes it (a rest position across the string is caught anyway).
+
+        Raises:
+            ValueError: ``ball`` was not on the table at the strike, or it is missing at rest
+                without having been pocketed or having left the table.
+        """
+        start = shot.at_strike.get(ball)
+        if start is None:
+            raise ValueError(f"lag of {player!r}: ball {ball} was not on the table at the strike")
+        cushions = [e.cushion for e in shot.cushion_contacts(ball)]
+        pocketed = shot.pocket_of(ball) is not None
+        off_table = ball in shot.left_table
+        return cls(
+            player,
+            start,
+            crossed_into_other_half=crossed_into_other_half,
+            foot_cushion_contacts=cushions.count(CushionId.FOOT),
+            touched_long_cushion=any(c is not None and c.is_long for c in cushions),
+            pocketed=pocketed,
+            off_table=off_table and not pocketed,
+            final=None if pocketed or off_table else shot.at_rest.get(ball),
+            in_corner_jaws=in_corner_jaws,
+        )
 
     def losses(self, table: TableGeometry) -> tuple[LagLoss, ...]:
         """Every reason this ball loses the lag (rule 3.6 a-g), in the text's order."""

@@ -175,11 +175,6 @@ class Match:
 
     # Score -------------------------------------------------------------------------------------
 
-    @property
-    def set_index(self) -> int:
-        """The set under way (or the last one, once the match is over), from 0."""
-        return len(self.sets) - (1 if self.is_over and self.config.sets_to else 0)
-
     def racks_won(self, player: str, set_index: int | None = None) -> int:
         """Racks ``player`` won in a set (the current one by default)."""
         index = len(self.sets) if set_index is None else set_index

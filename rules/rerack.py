@@ -169,8 +169,11 @@ def plan_rerack(
             outer balls without being in the triangle's way).
 
     Raises:
-        ValueError: the cue ball is not on the table, or more than one object ball is.
+        ValueError: the cue ball is not on the table, more than one object ball is, or
+            ``fifteenth`` is the cue ball.
     """
+    if fifteenth is BallId.CUE:
+        raise ValueError("the 15th ball of 14.1 is an object ball, not the cue ball")
     cue = layout.get(BallId.CUE)
     if cue is None:
         raise ValueError("a 14.1 re-rack follows a legal shot: the cue ball must be on the table")

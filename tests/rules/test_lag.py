@@ -4,8 +4,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from rules.balls import BallId
+from rules.events import EventKind
 from rules.lag import LagEvidence, LagFault, LagLoss, RelagReason, judge_lag
-from tests.factories import TABLE_9FT, lag_evidence
+from rules.shot import Layout
+from rules.table import CushionId, PocketId
+from tests.factories import TABLE_9FT, ShotBuilder, lag_evidence
 
 HALF_LENGTH = TABLE_9FT.length / 2
 
@@ -108,3 +112,29 @@ def test_the_lag_is_symmetric_in_its_players_rule_3_6(d1: float, d2: float) -> N
     assert (one.winner, one.loser, one.relag) == (other.winner, other.loser, other.relag)
     if one.winner is not None:
         assert dict(one.distances_mm)[one.winner] < dict(one.distances_mm)[one.loser]
+
+
+def test_lag_evidence_is_read_off_the_shot_record_of_the_lag_rule_3_6() -> None:
+    half = TABLE_9FT.length / 2
+    a_start, b_start = (-900.0, 300.0), (-900.0, -300.0)
+    builder = ShotBuilder(at_strike=Layout.of({BallId.CUE: a_start, BallId.ONE: b_start}))
+    builder.strike().add(EventKind.CUE_STRIKE, "1", t=0.0)
+    builder.cushion("cue", CushionId.FOOT).cushion("1", CushionId.FOOT)
+    builder.cushion("1", CushionId.RIGHT_HEAD).cushion("cue", CushionId.HEAD)
+    at_rest = Layout.of({BallId.CUE: (-half + 60.0, 280.0), BallId.ONE: (-half + 30.0, -290.0)})
+    shot = builder.build(at_rest=at_rest)
+    ann = LagEvidence.from_shot(shot, BallId.CUE, "Ann")
+    bob = LagEvidence.from_shot(shot, BallId.ONE, "Bob")
+    assert (ann.foot_cushion_contacts, ann.touched_long_cushion) == (1, False)
+    assert (bob.foot_cushion_contacts, bob.touched_long_cushion) == (1, True)
+    result = judge_lag(ann, bob, TABLE_9FT)
+    assert (result.winner, result.faults) == ("Ann", (LagFault("Bob", LagLoss.LONG_CUSHION),))
+
+
+def test_a_pocketed_lag_ball_is_read_as_pocketed_rule_3_6_c() -> None:
+    builder = ShotBuilder(at_strike=Layout.of({BallId.CUE: (-900.0, 300.0)}))
+    shot = builder.strike().cushion("cue", CushionId.FOOT).pocket("cue", PocketId.HEAD_LEFT)
+    evidence = LagEvidence.from_shot(shot.build(at_rest=Layout()), BallId.CUE, "Ann")
+    assert evidence.losses(TABLE_9FT) == (LagLoss.POCKETED,)
+    with pytest.raises(ValueError, match="ball 2 was not on the table"):
+        LagEvidence.from_shot(shot.build(), BallId.TWO, "Ann")

@@ -170,3 +170,8 @@ def test_no_option_unless_every_object_ball_is_in_the_kitchen_rule_6_7_7() -> No
     on_string = (T.head_string_x, 100.0)
     assert kitchen_spot(Layout.of({BallId.ONE: inside, BallId.TWO: on_string}), T) is None
     assert kitchen_spot(Layout.of({BallId.CUE: inside}), T) is None
+
+
+def test_the_15th_ball_is_never_the_cue_ball_rule_6_7_3() -> None:
+    with pytest.raises(ValueError, match="not the cue ball"):
+        plan_rerack(after_14th(F.POCKETED, C.ELSEWHERE), T, fifteenth=BallId.CUE)

@@ -259,3 +259,10 @@ def test_expiry_always_follows_a_time_call_by_the_warning_time_rule_1_11(
         *_, last_time, expiry = clock.announcements
         assert (last_time.kind, expiry.kind) == (TIME, EXPIRED)
         assert expiry.time - last_time.time == pytest.approx(clock.config.warning_s)
+
+
+def test_an_extension_asked_before_the_count_starts_applies_once_it_starts_rule_1_11() -> None:
+    waiting = ShotClock.create().shot_complete(0.0, "A", ball_in_hand=True).extend(1.0, "A")
+    assert waiting.status is ShotClockStatus.WAITING
+    clock = waiting.cue_ball_taken(5.0)
+    assert clock.reading(5.0) == ClockReading(ClockPhase.RUNNING, 70.0, 70.0, True)
