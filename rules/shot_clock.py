@@ -8,10 +8,13 @@ ball taken, spotting done, strike, shooter down on the shot, extension); it prod
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from rules.errors import RailbirdError
+from rules.table import Point
 
 
 class ClockPhase(StrEnum):
@@ -50,6 +53,42 @@ class ClockReading:
             raise ValueError(
                 f"a shot clock cannot show {self.remaining_s} s left of {self.limit_s} s"
             )
+
+
+DOWN_ON_SHOT_REACH_MM = 60.0
+"""How near the cue ball something over the table must come to count as the shooter down on
+the shot: the cue tip addresses the ball from a few centimetres."""
+
+
+def down_on_shot(
+    cue_ball: Point,
+    occluders: Iterable[Sequence[Point]],
+    reach_mm: float = DOWN_ON_SHOT_REACH_MM,
+) -> bool:
+    """Vision's evidence that the shooter is down on the shot (rule 1.11): an occluder (cue,
+    bridge hand, arm; outlines in table mm seen from above) covers the cue ball or comes within
+    ``reach_mm`` of its centre. Debouncing over frames is the caller's job.
+    """
+    return any(_distance_to_polygon(cue_ball, tuple(p)) <= reach_mm for p in occluders if p)
+
+
+def _distance_to_polygon(p: Point, polygon: tuple[Point, ...]) -> float:
+    inside = False
+    edges = list(zip(polygon, polygon[1:] + polygon[:1], strict=True))
+    for (ax, ay), (bx, by) in edges:
+        if (ay > p[1]) != (by > p[1]) and p[0] < ax + (p[1] - ay) * (bx - ax) / (by - ay):
+            inside = not inside
+    if inside:
+        return 0.0
+    return min(_distance_to_segment(p, a, b) for a, b in edges)
+
+
+def _distance_to_segment(p: Point, a: Point, b: Point) -> float:
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    length2 = dx * dx + dy * dy
+    t = 0.0 if length2 == 0 else ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / length2
+    t = max(0.0, min(1.0, t))
+    return math.dist(p, (a[0] + t * dx, a[1] + t * dy))
 
 
 # The model ------------------------------------------------------------------------------------
@@ -126,7 +165,7 @@ class ShotClockStatus(StrEnum):
     """What the clock model is doing (finer than the displayed `ClockPhase`)."""
 
     IDLE = "idle"
-    """No shot under way: before the first rack, or balls still moving."""
+    """No shot timed yet (before the first `shot_complete` or `new_rack`)."""
     WAITING = "waiting"
     """Inning starts with ball in hand or spotting: waits for the cue ball and the spotting."""
     RUNNING = "running"

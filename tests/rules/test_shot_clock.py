@@ -14,6 +14,7 @@ from rules.shot_clock import (
     ShotClockConfig,
     ShotClockError,
     ShotClockStatus,
+    down_on_shot,
 )
 from tests.factories import running_clock
 
@@ -266,3 +267,15 @@ def test_an_extension_asked_before_the_count_starts_applies_once_it_starts_rule_
     assert waiting.status is ShotClockStatus.WAITING
     clock = waiting.cue_ball_taken(5.0)
     assert clock.reading(5.0) == ClockReading(ClockPhase.RUNNING, 70.0, 70.0, True)
+
+
+def test_something_over_the_cue_ball_is_the_shooter_down_on_the_shot_rule_1_11() -> None:
+    cue_ball = (-400.0, 100.0)
+    cue_stick = [(-1400.0, 95.0), (-430.0, 95.0), (-430.0, 108.0), (-1400.0, 108.0)]
+    assert down_on_shot(cue_ball, [cue_stick])
+    arm_over_ball = [(-420.0, 50.0), (-380.0, 50.0), (-380.0, 150.0), (-420.0, 150.0)]
+    assert down_on_shot(cue_ball, [arm_over_ball])
+    far_hand = [(0.0, 0.0), (100.0, 0.0), (100.0, 100.0)]
+    assert not down_on_shot(cue_ball, [far_hand, []])
+    assert not down_on_shot(cue_ball, [cue_stick], reach_mm=10.0)
+    assert not down_on_shot(cue_ball, [])
