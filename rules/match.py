@@ -245,6 +245,8 @@ class Match:
             MatchError: the match is over, is played to points, or ``winner`` does not play.
         """
         self._check_playing("record a rack")
+        if self.running_time_out is not None:
+            raise MatchError("a time-out is under way: no rack can have been played")
         if self.config.unit is MatchUnit.POINTS:
             raise MatchError("a 14.1 match counts points: use record_points")
         self._seat(winner)

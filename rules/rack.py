@@ -337,15 +337,15 @@ def _place_problems(
                 )
             )
     if game is RackGame.EIGHT_BALL:
-        corners = tuple(assignment.get(k) for k in TRIANGLE_BACK_CORNERS)
-        groups = {b.group for b in corners if b is not None}
-        if groups != {BallGroup.SOLIDS, BallGroup.STRIPES}:
-            present = tuple(b for b in corners if b is not None)
+        # An empty corner is already explained by a missing or stray ball.
+        corners = tuple(b for k in TRIANGLE_BACK_CORNERS if (b := assignment.get(k)) is not None)
+        groups = {b.group for b in corners}
+        if len(corners) == 2 and groups != {BallGroup.SOLIDS, BallGroup.STRIPES}:
             found.append(
                 RackProblem(
                     RackProblemKind.CORNERS,
                     game.rule,
-                    present,
+                    corners,
                     "the back corners need one stripe and one solid",
                 )
             )

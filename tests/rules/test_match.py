@@ -118,6 +118,8 @@ def test_one_time_out_per_player_per_match_at_most_five_minutes_rule_1_13() -> N
     assert match.time_out_remaining(500.0) == 0.0
     with pytest.raises(MatchError, match="end it before the rack begins"):
         match.begin_rack()
+    with pytest.raises(MatchError, match="no rack can have been played"):
+        match.record_rack("Bob")
     match = match.end_time_out(250.0)
     assert match.time_outs == (TimeOut("Ann", 100.0, 250.0),)
     assert match.time_outs_left("Ann") == 0 and match.time_outs_left("Bob") == 1

@@ -198,3 +198,14 @@ def test_a_ball_knocked_out_of_the_rack_is_always_reported_rule_4_3(
     assert not check.ok
     assert any(BallId(ball) in p.balls for p in check.problems)
     assert not check.of_kind(KIND.OFF_SPOT), "one stray ball does not move the fitted rack"
+
+
+def test_an_empty_table_is_all_missing_balls_rule_4_3() -> None:
+    check = check_rack(Layout(), "8-ball", TABLE_9FT)
+    assert kinds(check) == [(KIND.MISSING_BALL, "4.3")]
+    assert len(check.problems[0].balls) == 15
+
+
+def test_the_8_ball_corner_with_the_8_in_it_is_wrong_twice_rule_4_3() -> None:
+    check = check_rack(triangle(swapped(EIGHT_BALL, "8", "6")), "8-ball", TABLE_9FT)
+    assert kinds(check) == [(KIND.WRONG_PLACE, "4.3"), (KIND.CORNERS, "4.3")]
