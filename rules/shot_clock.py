@@ -242,6 +242,7 @@ class ShotClock:
         down_override: The operator's word on it, which beats vision; None defers to vision.
         extensions_used: One entry per extension taken this rack, by player.
         announcements: The calls made for this shot, in order.
+        paused: The referee suspended play (1.12, 2.27): nothing is counted until resumed.
     """
 
     config: ShotClockConfig
@@ -257,6 +258,7 @@ class ShotClock:
     down_override: bool | None = None
     extensions_used: tuple[str, ...] = ()
     announcements: tuple[Announcement, ...] = ()
+    paused: bool = False
 
     def __post_init__(self) -> None:
         if not 0 <= self.counted_s <= self.limit_s:
@@ -305,7 +307,7 @@ class ShotClock:
         """
         if self.now is not None and t < self.now:
             raise ShotClockError(f"shot clock: time went back from {self.now} s to {t} s")
-        if self.status is not ShotClockStatus.RUNNING or self.now is None:
+        if self.status is not ShotClockStatus.RUNNING or self.now is None or self.paused:
             return replace(self, now=t)
         clock = self
         remaining = self.limit_s - self.counted_s
@@ -420,6 +422,15 @@ class ShotClock:
             warned=clock.warned and limit - clock.counted_s <= self.config.warning_s,
             extensions_used=(*clock.extensions_used, player),
         )
+
+    def pause(self, t: float) -> ShotClock:
+        """The referee suspends play (a protest 2.26, a suspension 2.27, interference 3.35):
+        the count stops where it is, warnings and expiry included, until `resume`."""
+        return replace(self.advance(t), paused=True)
+
+    def resume(self, t: float) -> ShotClock:
+        """Play resumes: the count goes on from where it was paused."""
+        return replace(self.advance(t), paused=False)
 
     # Internals ---------------------------------------------------------------------------------
 
