@@ -5,7 +5,7 @@ spotting option (rule 6.7.7).
 stays where it is and the 14 pocketed balls are racked with the apex spot (the foot spot) left
 empty. 6.7.6: when the 15th ball or the cue ball interferes with the triangle lowered straight
 down onto the rack area, the text's table says where they go. Read from the text, its rows are
-where the 15th ball lies and its columns where the cue ball lies:
+where the 15th ball lies and its columns where the cue ball lies ("elsewhere" includes the kitchen):
 
 ==================  =====================  ============================  =====================
 15th ball lies      cue ball in the rack   cue ball elsewhere            cue ball on head spot

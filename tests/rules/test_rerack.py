@@ -5,6 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rules.balls import BallId
+from rules.rack import check_rack
 from rules.rerack import (
     DEFAULT_TRIANGLE_FRAME_MM,
     BallGoes,
@@ -175,3 +176,13 @@ def test_no_option_unless_every_object_ball_is_in_the_kitchen_rule_6_7_7() -> No
 def test_the_15th_ball_is_never_the_cue_ball_rule_6_7_3() -> None:
     with pytest.raises(ValueError, match="not the cue ball"):
         plan_rerack(after_14th(F.POCKETED, C.ELSEWHERE), T, fifteenth=BallId.CUE)
+
+
+def test_a_rerack_made_as_planned_passes_the_rack_check_rule_6_7_3() -> None:
+    plan = plan_rerack(after_14th(F.IN_RACK, C.ELSEWHERE, ball="4"), T)
+    positions = dict(zip(plan.racked, plan.rack_slots, strict=True))
+    positions[plan.fifteenth] = plan.fifteenth_to
+    positions[BallId.CUE] = plan.cue_to or IN_KITCHEN
+    check = check_rack(Layout.of(positions), "14.1", T, apex_empty=True)
+    assert check.ok, check.problems
+    assert plan.fifteenth_to == HEAD_SPOT
