@@ -9,7 +9,9 @@ from typing import Any
 from calibration.table import RackShape, TableSpec
 from rules.balls import BallId
 from rules.events import EventKind, EvidenceSource, ShotEvent
+from rules.lag import LagEvidence
 from rules.shot import Layout, Shot
+from rules.shot_clock import ShotClock, ShotClockConfig
 from rules.table import CushionId, PocketId, Point
 
 TABLE_9FT = TableSpec.standard("9ft")
@@ -125,3 +127,26 @@ def random_layout(rng: random.Random, balls: tuple[BallId, ...], table: TableSpe
                 placed[ball] = p
                 break
     return Layout.of(placed)
+
+
+def running_clock(t: float = 0.0, shooter: str = "A", **settings: Any) -> ShotClock:
+    """A shot clock counting ``shooter``'s shot from ``t`` (previous shot complete at ``t``)."""
+    return ShotClock.create(ShotClockConfig(**settings)).shot_complete(t, shooter)
+
+
+def lag_evidence(
+    player: str = "A",
+    side: int = 1,
+    distance_mm: float | None = 100.0,
+    table: TableSpec = TABLE_9FT,
+    **facts: Any,
+) -> LagEvidence:
+    """A clean lag ball of ``player``, struck from behind the head string on ``side`` (+1 left
+    of the head spot, -1 right), one foot-cushion contact, resting ``distance_mm`` from the head
+    cushion nose (None: not on the table); ``facts`` override any `LagEvidence` field."""
+    y = side * table.width / 4
+    rest_x = None if distance_mm is None else -table.length / 2 + table.ball_diameter / 2
+    final = None if rest_x is None or distance_mm is None else (rest_x + distance_mm, y)
+    fields: dict[str, Any] = {"start": (table.head_string_x - 150.0, y), "final": final}
+    fields.update(facts)
+    return LagEvidence(player, **fields)

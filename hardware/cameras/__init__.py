@@ -1,4 +1,4 @@
-"""Cameras: `FrameSource`s for a live camera, a video file and a still image, and the `[camera]` config section.
+"""Cameras: `FrameSource`s for a live camera, a video file and a still image; `[camera]` config.
 
 Names are loaded on first use, so reading the config (`hardware.cameras.config`) never pulls in
 OpenCV; the live and file sources do.

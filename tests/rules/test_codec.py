@@ -39,6 +39,7 @@ from rules.shot import (
 from rules.shot_clock import ClockPhase, ClockReading
 from rules.signals import PocketSignal
 from rules.table import CushionId, PocketId
+from tests.rules.value_strategies import AUX_STRATEGIES
 
 finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False)
 unit_interval = st.floats(min_value=0, max_value=1)
@@ -168,6 +169,7 @@ STRATEGIES = {
         st.tuples(finite, finite, finite),
         st.tuples(finite, finite, finite),
     ),
+    **AUX_STRATEGIES,
 }
 
 
