@@ -54,7 +54,7 @@ def run_all(benchmarks: Mapping[str, Benchmark], quick: bool) -> dict[str, dict[
     results: dict[str, dict[str, Any]] = {}
     for name, run in benchmarks.items():
         print(f"running {name} ...", file=sys.stderr, flush=True)
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         try:
             figures = flatten(run(quick))
             entry: dict[str, Any] = {"figures": figures}
@@ -62,6 +62,8 @@ def run_all(benchmarks: Mapping[str, Benchmark], quick: bool) -> dict[str, dict[
             traceback.print_exc()
             entry = {"error": f"{type(exc).__name__}: {exc}"}
         entry["seconds"] = round(time.perf_counter() - started, 2)
+        # CPU time far below wall time means the machine was busy: the figures are low.
+        entry["cpu_seconds"] = round(time.process_time() - cpu_started, 2)
         results[name] = entry
     return results
 
@@ -93,6 +95,7 @@ def machine() -> dict[str, Any]:
         "cpu": _cpu_model(),
         "platform": platform.platform(),
         "python": platform.python_version(),
+        "load_average_1min": _load_average(),
     }
     for module in ("numpy", "cv2"):
         try:
@@ -121,7 +124,8 @@ def markdown(doc: Mapping[str, Any]) -> str:
     lines = [
         f"Benchmarks {'(quick) ' if doc['quick'] else ''}{doc['date']} on {m['cpu']}, "
         f"{m['nproc']} CPUs, Python {m['python']}, numpy {m.get('numpy')}, "
-        f"OpenCV {m.get('opencv')}, commit {doc.get('commit') or 'unknown'}",
+        f"OpenCV {m.get('opencv')}, commit {doc.get('commit') or 'unknown'}, "
+        f"load average {m.get('load_average_1min')} at start",
         "",
         "| benchmark | figure | value |",
         "|---|---|---|",
@@ -132,7 +136,9 @@ def markdown(doc: Mapping[str, Any]) -> str:
             continue
         for figure, value in entry["figures"].items():
             lines.append(f"| {name} | {figure} | {_format(value)} |")
-        lines.append(f"| {name} | (wall time, s) | {entry['seconds']} |")
+        lines.append(
+            f"| {name} | (wall / CPU time, s) | {entry['seconds']} / {entry['cpu_seconds']} |"
+        )
     return "\n".join(lines)
 
 
@@ -169,6 +175,13 @@ def _load(directory: Path, name: str, path: Path) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _load_average() -> float | None:
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:
+        return None
 
 
 def _format(value: Any) -> str:

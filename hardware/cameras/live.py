@@ -183,7 +183,7 @@ class CameraLink:
 
     @property
     def size(self) -> tuple[int, int]:
-        """(width, height) of the latest frame, else the requested size, else (0, 0)."""
+        """(width, height) of the latest frame (or as opened), else the requested size, or 0s."""
         if self._last_size is not None:
             return self._last_size
         return (self.config.width or 0, self.config.height or 0)
@@ -264,6 +264,10 @@ class CameraLink:
             self._ever_opened = True
             if self.config.fps is None:
                 self._timing.nominal_fps = _plausible_fps(capture.get(cv2.CAP_PROP_FPS))
+            width = int(capture.get(cv2.CAP_PROP_FRAME_WIDTH))
+            height = int(capture.get(cv2.CAP_PROP_FRAME_HEIGHT))
+            if width > 0 and height > 0 and self._last_size is None:
+                self._last_size = (width, height)  # what the driver agreed to, until a frame
         self._refresh()
         return True
 

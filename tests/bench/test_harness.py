@@ -41,7 +41,8 @@ def test_the_harness_runs_each_benchmark_and_writes_json(bench_dir: Path, capsys
     doc = json.loads(out.read_text())
     assert doc["quick"] is True
     assert doc["date"].endswith("+00:00")
-    assert {"nproc", "cpu", "python", "numpy", "opencv"} <= set(doc["machine"])
+    assert {"nproc", "cpu", "python", "numpy", "opencv", "load_average_1min"} <= set(doc["machine"])
+    assert {"seconds", "cpu_seconds"} <= set(doc["benchmarks"]["fake"])
     assert list(doc["benchmarks"]) == ["fake"]
     assert doc["benchmarks"]["fake"]["figures"] == {
         "fps": 250.0,

@@ -46,6 +46,10 @@ class FakeCapture:
     def get(self, prop_id: int) -> float:
         if prop_id == cv2.CAP_PROP_FPS:
             return self._fps
+        if prop_id == cv2.CAP_PROP_FRAME_WIDTH:
+            return float(self._size[0])
+        if prop_id == cv2.CAP_PROP_FRAME_HEIGHT:
+            return float(self._size[1])
         if prop_id == cv2.CAP_PROP_POS_FRAMES and self._numbered:
             return float(self._sequence)
         return 0.0

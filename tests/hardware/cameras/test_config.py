@@ -63,3 +63,11 @@ def test_reading_the_camera_section_does_not_pull_in_opencv() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root
     )
     assert result.stdout.strip() == "False"
+
+
+def test_the_package_names_what_it_has() -> None:
+    import hardware.cameras as cameras
+
+    assert cameras.CameraConfig is CameraConfig
+    with pytest.raises(AttributeError, match="no attribute 'Webcam'"):
+        _ = cameras.Webcam

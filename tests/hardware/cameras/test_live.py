@@ -58,6 +58,25 @@ def test_frames_the_camera_dropped_skip_indices_and_degrade_it_for_a_while() -> 
     ]
 
 
+def test_a_camera_slower_than_its_nominal_rate_is_degraded() -> None:
+    clock = FakeClock()
+    config = CameraConfig(fps=40.0)  # asked for 40, the camera manages 30 without gaps
+    link, _ = _link(FakeCamera(clock, [["ok"] * 20], fps=30.0), clock, config)
+    frames = _steps(link, 20)
+    assert [f.index for f in frames] == list(range(20))
+    health = link.health()
+    assert health.status is CameraStatus.DEGRADED
+    assert health.reason == "30.0 fps of a nominal 40"
+
+
+def test_the_size_is_known_once_opened_before_the_first_frame() -> None:
+    clock = FakeClock()
+    link, _ = _link(FakeCamera(clock, [["fail", "ok"]]), clock)
+    assert link.size == (0, 0)
+    assert link.step() is None
+    assert link.size == (32, 24)
+
+
 def test_a_camera_that_numbers_its_frames_is_believed_over_arrival_times() -> None:
     clock = FakeClock()
     script = ["ok", "ok", ("skip", 2), "ok", ("late", 2), "ok"]
