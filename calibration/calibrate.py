@@ -22,7 +22,7 @@ def calibrate_image(
     image: np.ndarray,
     table: TableSpec,
     lens: CameraModel | None = None,
-    head: HeadSide = HeadSide.LEFT,
+    head: HeadSide | None = None,
     made_from: str = "frame",
     created_utc: str = "",
 ) -> Calibration:
@@ -42,7 +42,7 @@ def calibrate_corners(
     image_size: tuple[int, int],
     table: TableSpec,
     lens: CameraModel | None = None,
-    head: HeadSide = HeadSide.LEFT,
+    head: HeadSide | None = None,
     made_from: str = "corners given by hand",
     created_utc: str = "",
 ) -> Calibration:

@@ -44,6 +44,8 @@ class IntrinsicsSource(StrEnum):
     """Where the lens parameters of a calibration came from."""
 
     GIVEN = "given"
+    ESTIMATED = "estimated"
+    """Focal length estimated from the table's perspective (a tilted view)."""
     DEFAULT = "default"
 
 
@@ -84,12 +86,16 @@ def nose_corners_mm(table: TableSpec, head: HeadSide) -> np.ndarray:
     return np.array(ring[turns:] + ring[:turns], dtype=np.float64)
 
 
+MAX_REPROJECTION_PX = 5.0
+"""A pose that misses its own corners by more than this is wrong, not imprecise."""
+
+
 def solve_from_corners(
     table: TableSpec,
     corners_px: Sequence[Point],
     image_size: tuple[int, int],
     lens: CameraModel | None = None,
-    head: HeadSide = HeadSide.LEFT,
+    head: HeadSide | None = None,
 ) -> PoseSolution:
     """Pose the camera on four cushion-nose corners given in raw image pixels.
 
@@ -97,8 +103,10 @@ def solve_from_corners(
         table: The table.
         corners_px: The nose corners, clockwise in the image from the top-left one.
         image_size: (width, height) of the frames.
-        lens: Known intrinsics and distortion; None for the default lens.
-        head: Which image side the head cushion is on.
+        lens: Known intrinsics and distortion; None to estimate or assume them.
+        head: Which image side the head cushion is on; None to work out whether the table runs
+            across or along the image (which end is the head cannot be seen, so then the head
+            is taken to be on the left or at the top).
 
     Raises:
         CalibrationError: not four corners, not a convex quad, or no pose fits.
@@ -108,13 +116,35 @@ def solve_from_corners(
         raise CalibrationError(f"calibration: need 4 corners (x, y), got {corners.tolist()}")
     if not cv2.isContourConvex(corners.astype(np.float32)):
         raise CalibrationError(f"calibration: corners {corners.tolist()} make no convex table")
-    _check_aspect(table, corners, head)
-    source = IntrinsicsSource.GIVEN if lens is not None else IntrinsicsSource.DEFAULT
-    lens = lens or default_lens(image_size)
-    if tuple(lens.image_size) != tuple(image_size):
+    if lens is not None and tuple(lens.image_size) != tuple(image_size):
         raise CalibrationError(
             f"calibration: the lens is for {lens.image_size} images, the frames are {image_size}"
         )
+    heads = [head] if head is not None else [HeadSide.LEFT, HeadSide.TOP]
+    solutions = [_solve(table, corners, image_size, lens, h) for h in heads]
+    best = min(
+        solutions, key=lambda s: (s.intrinsics is IntrinsicsSource.DEFAULT, s.reprojection_px)
+    )
+    if best.reprojection_px > MAX_REPROJECTION_PX:
+        hint = "try another --head" if head is not None else "give the lens or the corners"
+        raise CalibrationError(
+            f"calibration: no camera fits the corners (reprojection {best.reprojection_px:.1f} "
+            f"px): {hint}"
+        )
+    return best
+
+
+def _solve(
+    table: TableSpec,
+    corners: np.ndarray,
+    image_size: tuple[int, int],
+    lens: CameraModel | None,
+    head: HeadSide,
+) -> PoseSolution:
+    if lens is not None:
+        source = IntrinsicsSource.GIVEN
+    else:
+        lens, source = _lens_from_perspective(table, corners, image_size, head)
     points = nose_corners_mm(table, head)
     camera, error_px = _planar_seed(lens, points, corners).solve_pose(points, corners)
     error_mm = error_px * camera.mm_per_pixel(np.zeros(3))
@@ -125,7 +155,7 @@ def solve_from_image(
     image: np.ndarray,
     table: TableSpec,
     lens: CameraModel | None = None,
-    head: HeadSide = HeadSide.LEFT,
+    head: HeadSide | None = None,
     where: str = "frame",
 ) -> tuple[PoseSolution, TableFinding]:
     """Find the table in a frame and pose the camera on it.
@@ -144,6 +174,37 @@ def solve_from_image(
     if lens is not None and any(lens.distortion):
         corners = _distort_pixels(lens, corners)
     return solve_from_corners(table, _as_points(corners), size, lens, head), finding
+
+
+MIN_FOV_DEG, MAX_FOV_DEG = 15.0, 120.0
+"""Fields of view an estimated focal length must imply to be believed."""
+
+
+def _lens_from_perspective(
+    table: TableSpec, corners: np.ndarray, image_size: tuple[int, int], head: HeadSide
+) -> tuple[CameraModel, IntrinsicsSource]:
+    """Estimate the focal length from the table rectangle's perspective (Zhang's constraints:
+    the plane's two axes are orthogonal and equally long in the camera frame), with square
+    pixels and a centred principal point. A view from nearly straight above carries no focal
+    information, so then, or when the estimate is implausible, fall back to the default lens."""
+    default = default_lens(image_size)
+    plane = nose_corners_mm(table, head)[:, :2].astype(np.float32)
+    h = cv2.getPerspectiveTransform(plane, corners.astype(np.float32))
+    shift = np.array([[1, 0, -default.cx], [0, 1, -default.cy], [0, 0, 1]])
+    (a1, a2), (b1, b2), (c1, c2) = (shift @ h)[:, :2]
+    coeffs = np.array([a1 * a2 + b1 * b2, a1**2 + b1**2 - a2**2 - b2**2])
+    rhs = np.array([c1 * c2, c1**2 - c2**2])
+    if float(coeffs @ coeffs) == 0:
+        return default, IntrinsicsSource.DEFAULT
+    inv_f2 = -float(coeffs @ rhs) / float(coeffs @ coeffs)
+    if inv_f2 <= 0:
+        return default, IntrinsicsSource.DEFAULT
+    focal = 1 / math.sqrt(inv_f2)
+    fov = math.degrees(2 * math.atan(image_size[0] / 2 / focal))
+    if not MIN_FOV_DEG <= fov <= MAX_FOV_DEG:
+        return default, IntrinsicsSource.DEFAULT
+    lens = CameraModel(image_size, focal, focal, default.cx, default.cy)
+    return lens, IntrinsicsSource.ESTIMATED
 
 
 def _planar_seed(lens: CameraModel, points: np.ndarray, corners: np.ndarray) -> CameraModel:
@@ -166,20 +227,6 @@ def _distort_pixels(lens: CameraModel, ideal_px: np.ndarray) -> np.ndarray:
     rays = np.column_stack([normalised, np.ones(len(normalised))])
     raw, _ = cv2.projectPoints(rays, np.zeros(3), np.zeros(3), k, lens.dist_coeffs)
     return raw.reshape(-1, 2)
-
-
-def _check_aspect(table: TableSpec, corners: np.ndarray, head: HeadSide) -> None:
-    """Refuse corners whose long sides do not run the way ``head`` says (a 90-degree mix-up)."""
-    top = np.linalg.norm(corners[1] - corners[0]) + np.linalg.norm(corners[2] - corners[3])
-    side = np.linalg.norm(corners[3] - corners[0]) + np.linalg.norm(corners[2] - corners[1])
-    horizontal_long = top >= side
-    if table.length > table.width * 1.05 and horizontal_long != (
-        head in (HeadSide.LEFT, HeadSide.RIGHT)
-    ):
-        raise CalibrationError(
-            f"calibration: the table's long sides run {'across' if horizontal_long else 'down'} "
-            f"the image but the head is said to be at the {head}: pass the head side"
-        )
 
 
 def _as_points(corners: np.ndarray) -> tuple[Point, ...]:

@@ -9,7 +9,8 @@ import sys
 from collections.abc import Sequence
 
 from calibration.table import STANDARD_TABLES, TableSpec
-from railbird import __version__
+from hardware.cameras import check as camera_check
+from railbird import __version__, calibrate_cmd
 from railbird.config import RailbirdConfig, load_config
 from rules.codec import to_jsonable
 from rules.errors import RailbirdError
@@ -42,6 +43,16 @@ def _parser() -> argparse.ArgumentParser:
     tables.add_argument("--json", action="store_true", help="print JSON instead of text")
     tables.add_argument("--config", help="show the table of this config file instead")
     tables.set_defaults(run=_run_tables)
+
+    calibrate = commands.add_parser("calibrate", help="find the table and solve the camera")
+    calibrate_cmd.add_arguments(calibrate)
+    calibrate.set_defaults(run=lambda args: calibrate_cmd.run(args, sys.stdout))
+
+    camera = commands.add_parser(
+        "camera", help="watch a camera for a few seconds: size, rate, drops, status"
+    )
+    camera_check.add_arguments(camera)
+    camera.set_defaults(run=camera_check.run_camera_check)
 
     config = commands.add_parser("config", help="check a config file and print it resolved")
     config.add_argument("file", help="TOML config file")
