@@ -9,7 +9,7 @@ from typing import Any
 from calibration.table import RackShape, TableSpec
 from rules.balls import BallId
 from rules.events import EventKind, EvidenceSource, ShotEvent
-from rules.shot import Layout, Shot
+from rules.shot import Layout, Placement, Shot
 from rules.table import CushionId, PocketId, Point
 
 TABLE_9FT = TableSpec.standard("9ft")
@@ -84,6 +84,14 @@ class ShotBuilder:
         """``ball`` starts moving with no ball contact."""
         return self.add(EventKind.BALL_DISTURBED, ball, t=t)
 
+    def settled(self, ball: str, pocket: PocketId, t: float | None = None) -> ShotBuilder:
+        """``ball`` drops on its own from a pocket lip after resting 5 s or more."""
+        return self.add(EventKind.SETTLED_INTO_POCKET, ball, t=t, pocket=pocket)
+
+    def crossed_head_string(self, t: float | None = None) -> ShotBuilder:
+        """The cue ball crosses the head string out of the kitchen."""
+        return self.add(EventKind.CROSSED_HEAD_STRING, "cue", t=t)
+
     def build(self, end_time: float | None = None, **evidence: Any) -> Shot:
         """The shot, ending (all at rest) one step after the last event unless told."""
         strike = next((e.time for e in self.events if e.kind is EventKind.CUE_STRIKE), 0.0)
@@ -125,3 +133,83 @@ def random_layout(rng: random.Random, balls: tuple[BallId, ...], table: TableSpe
                 placed[ball] = p
                 break
     return Layout.of(placed)
+
+
+# Referee scenarios ---------------------------------------------------------------------------
+
+BREAK_CUSHIONS = (CushionId.FOOT, CushionId.LEFT_FOOT, CushionId.RIGHT_FOOT, CushionId.LEFT_HEAD)
+
+
+def placement(
+    x: float,
+    y: float = 0.0,
+    table: TableSpec = TABLE_9FT,
+    touched: tuple[str, ...] = (),
+) -> Placement:
+    """The cue ball placed by hand at (x, y), with the kitchen facts worked out from ``table``."""
+    return Placement(
+        (x, y),
+        table.in_kitchen((x, y)),
+        x - table.head_string_x,
+        tuple(BallId(b) for b in touched),
+    )
+
+
+def break_shot(
+    index: int = 0,
+    first: str = "1",
+    pocket: tuple[tuple[str, PocketId], ...] = (),
+    to_cushion: tuple[str, ...] = ("2", "3", "4", "5"),
+    scratch: PocketId | None = None,
+    off_table: tuple[str, ...] = (),
+    at_rest: Layout | None = None,
+    **evidence: Any,
+) -> Shot:
+    """An opening break from the kitchen: the cue ball hits ``first``, balls go to cushions and
+    pockets, the cue ball crosses the head string on its way to the rack."""
+    b = ShotBuilder(index=index, at_strike=rack_layout()).strike().crossed_head_string()
+    b.hit(first)
+    for i, ball in enumerate(to_cushion):
+        b.cushion(ball, BREAK_CUSHIONS[i % len(BREAK_CUSHIONS)])
+    for ball, p in pocket:
+        b.pocket(ball, p)
+    for ball in off_table:
+        b.off_table(ball)
+    if scratch is not None:
+        b.pocket("cue", scratch)
+    evidence.setdefault("placement", placement(-800.0, 100.0))
+    if at_rest is not None:
+        evidence["at_rest"] = at_rest
+    return b.build(**evidence)
+
+
+def shot_at(
+    ball: str,
+    index: int = 1,
+    pocket: PocketId | None = None,
+    cushion: bool = True,
+    also: tuple[tuple[str, PocketId], ...] = (),
+    scratch: PocketId | None = None,
+    at_strike: Layout | None = None,
+    at_rest: Layout | None = None,
+    **evidence: Any,
+) -> Shot:
+    """A shot whose cue ball first hits ``ball``; it drops into ``pocket`` (else touches a
+    cushion when ``cushion``), ``also`` balls drop too, and the cue ball may scratch."""
+    b = ShotBuilder(index=index, at_strike=at_strike or Layout()).strike().hit(ball)
+    if pocket is not None:
+        b.pocket(ball, pocket)
+    elif cushion:
+        b.cushion(ball, CushionId.FOOT)
+    for other, p in also:
+        b.pocket(other, p)
+    if scratch is not None:
+        b.pocket("cue", scratch)
+    if at_rest is not None:
+        evidence["at_rest"] = at_rest
+    return b.build(**evidence)
+
+
+def miss(index: int = 1, **evidence: Any) -> Shot:
+    """A shot whose cue ball touches nothing but a cushion."""
+    return ShotBuilder(index=index).strike().cushion("cue", CushionId.HEAD).build(**evidence)

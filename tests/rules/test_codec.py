@@ -33,6 +33,7 @@ from rules.shot import (
 )
 from rules.shot_clock import ClockPhase, ClockReading
 from rules.table import CushionId, PocketId
+from tests.rules.strategies import STRATEGIES as REFEREE_STRATEGIES
 
 finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False)
 unit_interval = st.floats(min_value=0, max_value=1)
@@ -116,6 +117,7 @@ STRATEGIES = {
         st.booleans(),
     ),
     TableConfig: st.sampled_from([TableConfig(), TableConfig("custom", 3000.0, 1500.0)]),
+    **REFEREE_STRATEGIES,
 }
 
 
