@@ -7,7 +7,8 @@ Three sorts:
   `Safety` (4.12, 6.7.4), `PushOut` (5.6);
 - answers and events between shots: `Decision` (the incoming player's option), `OperatorFoul`
   without a shot (a foul between shots, 3.41), `WarningGiven` (2.16), `Extension` (1.11),
-  `TimeOut` (1.13), `Interference` (2.18, 3.35) without consequence for the rack;
+  `TimeOut` (1.13), `Interference` (2.18, 3.35) without consequence for the rack, `Stalemate`
+  (4.21);
 - corrections of an earlier shot: `OperatorFoul` naming the shot (3.3, 3.13, 3.29, 3.40, 3.41,
   6.7.5), `Override` (a corrected verdict or a corrected Shot record, with a reason),
   `Interference` naming the shot, and `Undo` of any earlier log entry.
@@ -41,6 +42,7 @@ class InputKind(StrEnum):
     TIME_OUT = "time-out"
     UNDO = "undo"
     OVERRIDE = "override"
+    STALEMATE = "stalemate"
 
 
 def _check_kind(value: object, expected: InputKind) -> None:
@@ -239,6 +241,18 @@ class Override:
             raise ValueError(f"the corrected record is shot {self.record.index}, not {self.shot}")
 
 
+@dataclass(frozen=True, slots=True)
+class Stalemate:
+    """The referee (or both players) rules the rack a stalemate (8-ball, 4.21): it is re-racked
+    and the same player breaks again."""
+
+    note: str = ""
+    kind: InputKind = InputKind.STALEMATE
+
+    def __post_init__(self) -> None:
+        _check_kind(self, InputKind.STALEMATE)
+
+
 OperatorInput = (
     CallShot
     | Safety
@@ -251,6 +265,7 @@ OperatorInput = (
     | TimeOut
     | Undo
     | Override
+    | Stalemate
 )
 """Any operator input."""
 

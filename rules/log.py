@@ -37,6 +37,7 @@ from rules.inputs import (
     PushOut,
     Safety,
     ShotInputs,
+    Stalemate,
     TimeOut,
     Undo,
     WarningGiven,
@@ -223,8 +224,11 @@ def _apply(
         return game.advance(state, ruling), pending, ruling
     if isinstance(item, WarningGiven):
         return state.replace(warned=per_player(state.warned, item.player, True)), pending, None
-    if isinstance(item, Interference) and item.outcome is InterferenceOutcome.REPLAY_RACK:
-        notes.append(f"entry {entry.seq}: rack replayed after interference (2.18, 3.35)")
+    if isinstance(item, Stalemate) or (
+        isinstance(item, Interference) and item.outcome is InterferenceOutcome.REPLAY_RACK
+    ):
+        why = "stalemate (4.21)" if isinstance(item, Stalemate) else "interference (2.18, 3.35)"
+        notes.append(f"entry {entry.seq}: rack replayed after {why}, the same player breaking")
         options = dataclasses.replace(state.options, breaker=state.breaker)
         return game.start(state.players, options), ShotInputs(), None  # type: ignore[arg-type]
     if isinstance(item, Extension):

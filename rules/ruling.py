@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from rules.balls import BallId
+from rules.balls import BallGroup, BallId
 from rules.table import Point
 
 
@@ -302,6 +302,7 @@ class Ruling:
         notes: The decisions taken, each with its rule number, for the record.
         push_out: The shot was a push-out (5.6).
         safety: The shot was a declared safety (4.12, 6.7.4).
+        groups: 8-ball: the players' groups, when this shot decided them (4.10).
     """
 
     shot_index: int | None
@@ -325,6 +326,7 @@ class Ruling:
     notes: tuple[str, ...] = ()
     push_out: bool = False
     safety: bool = False
+    groups: tuple[BallGroup, ...] = ()
 
     def __post_init__(self) -> None:
         if self.foul is not None and self.foul not in self.fouls:

@@ -115,6 +115,15 @@ def rack_layout(
     return Layout.of(positions)
 
 
+EIGHT_BALL_ORDER = ("1", "9", "2", "10", "8", "3", "11", "4", "12", "5", "13", "6", "14", "7", "15")
+"""A legal 8-ball rack (4.3): the 8 in the centre, a stripe and a solid in the back corners."""
+
+
+def eight_ball_rack(table: TableSpec = TABLE_9FT) -> Layout:
+    """A racked 8-ball triangle (4.3) plus the cue ball in the kitchen."""
+    return rack_layout(table, RackShape.TRIANGLE, EIGHT_BALL_ORDER)
+
+
 def random_layout(rng: random.Random, balls: tuple[BallId, ...], table: TableSpec = TABLE_9FT):
     """Balls at random non-overlapping spots on the playing surface (seeded)."""
     placed: dict[BallId, Point] = {}
@@ -163,11 +172,14 @@ def break_shot(
     scratch: PocketId | None = None,
     off_table: tuple[str, ...] = (),
     at_rest: Layout | None = None,
+    rack: Layout | None = None,
     **evidence: Any,
 ) -> Shot:
     """An opening break from the kitchen: the cue ball hits ``first``, balls go to cushions and
-    pockets, the cue ball crosses the head string on its way to the rack."""
-    b = ShotBuilder(index=index, at_strike=rack_layout()).strike().crossed_head_string()
+    pockets, the cue ball crosses the head string on its way to the rack (a 9-ball rack unless
+    another ``rack`` is given)."""
+    start = rack or rack_layout()
+    b = ShotBuilder(index=index, at_strike=start).strike().crossed_head_string()
     b.hit(first)
     for i, ball in enumerate(to_cushion):
         b.cushion(ball, BREAK_CUSHIONS[i % len(BREAK_CUSHIONS)])

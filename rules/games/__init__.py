@@ -9,11 +9,13 @@ from collections.abc import Callable
 
 from rules.errors import ConfigError
 from rules.games.base import Game
+from rules.games.eight_ball import EightBall
 from rules.games.nine_ball import NineBall
 from rules.table import TableGeometry
 
 GAMES: dict[str, Callable[[TableGeometry], Game]] = {
     NineBall.name: NineBall,
+    EightBall.name: EightBall,
 }
 """Registry: game name to the class that plays it on a table."""
 

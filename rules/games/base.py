@@ -13,10 +13,11 @@ from typing import Protocol
 from rules.balls import BallId
 from rules.errors import RecordError
 from rules.inputs import ShotInputs
-from rules.ruling import Alert, AlertKind, BallInHand, Choice, Foul, Ruling
+from rules.ruling import Alert, AlertKind, BallInHand, Choice, Foul, FoulKind, Ruling, Spot
 from rules.shot import Shot
+from rules.spotting import spot_balls
 from rules.state import GameOptions, GameState, Phase, per_player
-from rules.table import TableGeometry
+from rules.table import Point, TableGeometry
 
 
 class Game(Protocol):
@@ -120,6 +121,30 @@ def count_fouls(state: GameState, ruling: Ruling, fouler: int) -> GameState:
         if counts[fouler] >= 2 and state.options.auto_warn:
             warned = per_player(warned, fouler, True)
     return state.replace(fouls_in_a_row=counts, warned=warned)
+
+
+def spot_after(
+    shot: Shot,
+    balls: tuple[BallId, ...],
+    restores: tuple[Spot, ...],
+    cue_in_hand: bool,
+    table: TableGeometry,
+) -> tuple[Spot, ...]:
+    """Rule 3.32 after ``shot``: where ``balls`` go among the balls at rest (and the restored
+    ones). With ball in hand the referee has picked up the cue ball (2.9): it does not block."""
+    gone = set(shot.pocketed) | set(shot.left_table)
+    layout: list[tuple[BallId, Point]] = [
+        (b, p)
+        for b, p in shot.at_rest.positions
+        if b not in gone and not (cue_in_hand and b is BallId.CUE)
+    ]
+    layout += [(s.ball, s.position) for s in restores]
+    return spot_balls(balls, layout, table)
+
+
+def renumbered(fouls: tuple[Foul, ...], rules: dict[FoulKind, str]) -> tuple[Foul, ...]:
+    """The general fouls under the game's own rule numbers that restate them."""
+    return tuple(Foul(f.kind, rules.get(f.kind, f.rule), f.reason, f.ball) for f in fouls)
 
 
 def ball_in_hand_for(foul: Foul | None, default: BallInHand) -> BallInHand:

@@ -18,9 +18,11 @@ from rules.games.base import (
     check_can_judge,
     check_choice,
     count_fouls,
+    renumbered,
     second_foul_warning,
+    spot_after,
 )
-from rules.general import ShotContext, judge_general
+from rules.general import Findings, ShotContext, judge_general
 from rules.inputs import ShotInputs
 from rules.ruling import (
     BallInHand,
@@ -33,9 +35,8 @@ from rules.ruling import (
     most_severe,
 )
 from rules.shot import Shot
-from rules.spotting import spot_balls
 from rules.state import GameOptions, GameState, Phase
-from rules.table import Point, TableGeometry
+from rules.table import TableGeometry
 
 NAME = "9-ball"
 
@@ -98,7 +99,7 @@ class NineBall:
         )
         found = judge_general(shot, ctx, self.table)
         notes.extend(found.notes)
-        fouls = list(_renumbered(found.fouls, _BREAK_RULES if is_break else _RULES))
+        fouls = list(renumbered(found.fouls, _BREAK_RULES if is_break else _RULES))
         if is_break:
             fouls.extend(_break_fouls(shot))
         fouls.extend(inputs.fouls)
@@ -117,7 +118,7 @@ class NineBall:
         state: GameState,
         shot: Shot,
         fouls: tuple[Foul, ...],
-        found,
+        found: Findings,
         reviews: list[Review],
         notes: list[str],
         push_out: bool,
@@ -158,7 +159,7 @@ class NineBall:
         spots: tuple[Spot, ...] = ()
         restores = found.restores
         if nine_down:
-            spots = self._spot_nine(shot, restores, cue_in_hand=foul is not None)
+            spots = spot_after(shot, (BallId.NINE,), restores, foul is not None, self.table)
             notes.append(_nine_spot_note(foul, push_out, off))
         choices: tuple[Choice, ...] = ()
         chooser = None
@@ -191,20 +192,6 @@ class NineBall:
             chooser=chooser,
             notes=tuple(notes),
         )
-
-    def _spot_nine(
-        self, shot: Shot, restores: tuple[Spot, ...], cue_in_hand: bool
-    ) -> tuple[Spot, ...]:
-        """Rule 3.32: the 9 on the foot spot, or as near as the balls at rest allow. With ball in
-        hand the referee has picked up the cue ball (2.9), so it does not block."""
-        gone = set(shot.pocketed) | set(shot.left_table)
-        layout: list[tuple[BallId, Point]] = [
-            (b, p)
-            for b, p in shot.at_rest.positions
-            if b not in gone and not (cue_in_hand and b is BallId.CUE)
-        ]
-        layout += [(s.ball, s.position) for s in restores]
-        return spot_balls((BallId.NINE,), layout, self.table)
 
     def advance(self, state: GameState, ruling: Ruling) -> GameState:
         """The state after a ruling: balls, turn, ball in hand, fouls in a row, phase."""
@@ -265,11 +252,6 @@ class NineBall:
             warnings=warnings,
             notes=tuple(notes),
         )
-
-
-def _renumbered(fouls: tuple[Foul, ...], rules: dict[FoulKind, str]) -> tuple[Foul, ...]:
-    """The general fouls under the 9-ball rule numbers that restate them."""
-    return tuple(Foul(f.kind, rules.get(f.kind, f.rule), f.reason, f.ball) for f in fouls)
 
 
 def _break_fouls(shot: Shot) -> tuple[Foul, ...]:

@@ -17,6 +17,7 @@ from rules.inputs import (
     PushOut,
     Safety,
     ShotInputs,
+    Stalemate,
     TimeOut,
     Undo,
     WarningGiven,
@@ -88,6 +89,7 @@ def rulings(draw) -> Ruling:
         notes=tuple(draw(st.lists(text, max_size=2))),
         push_out=draw(st.booleans()),
         safety=draw(st.booleans()),
+        groups=draw(st.sampled_from([(), (BallGroup.STRIPES, BallGroup.SOLIDS)])),
     )
 
 
@@ -163,6 +165,7 @@ inputs = st.one_of(
     st.builds(TimeOut, player, st.floats(0, 5)),
     undos,
     overrides,
+    st.builds(Stalemate, text),
 )
 shot_inputs = st.builds(
     ShotInputs,
@@ -213,6 +216,7 @@ STRATEGIES = {
     TimeOut: st.builds(TimeOut, player, st.floats(0, 5)),
     Undo: undos,
     Override: overrides,
+    Stalemate: st.builds(Stalemate, text),
     ShotInputs: shot_inputs,
     Entry: entries,
     GameLog: logs(),

@@ -6,17 +6,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.balls import NINE_BALL_SET, BallId
+from rules.balls import NINE_BALL_SET, OBJECT_BALLS, BallId
 from rules.games import game_for
 from rules.inputs import Decision, PushOut, ShotInputs, Undo
 from rules.log import GameLog, replay, start_log
-from rules.ruling import Choice
 from rules.shot import Shot
-from rules.state import GameState
+from rules.state import GameState, Phase
 from rules.table import CushionId, PocketId
-from tests.factories import TABLE_9FT, ShotBuilder, break_shot
+from tests.factories import TABLE_9FT, ShotBuilder, break_shot, eight_ball_rack
 
-GAME = game_for("9-ball", TABLE_9FT)
 POCKETS = list(PocketId)
 CUSHIONS = list(CushionId)
 
@@ -28,7 +26,7 @@ plans = st.fixed_dictionaries(
         "scratch": st.booleans(),
         "cushion": st.booleans(),
         "push": st.booleans(),
-        "hand_back": st.booleans(),
+        "choice": st.integers(0, 2),
     }
 )
 
@@ -46,27 +44,37 @@ def _shot(state: GameState, plan: dict, index: int) -> Shot:
     return b.build()
 
 
+OPENINGS = {
+    "9-ball": break_shot(index=0, pocket=(("2", PocketId.FOOT_LEFT),)),
+    "8-ball": break_shot(index=0, pocket=(("2", PocketId.FOOT_LEFT),), rack=eight_ball_rack()),
+}
+
+
 @st.composite
 def racks(draw) -> GameLog:
-    """A random 9-ball rack (possibly unfinished) as a log."""
-    log = start_log("9-ball", ("Ann", "Bob"))
-    opening = break_shot(index=0, pocket=(("2", PocketId.FOOT_LEFT),))
+    """A random 9-ball or 8-ball rack (possibly unfinished) as a log."""
+    name = draw(st.sampled_from(sorted(OPENINGS)))
+    game = game_for(name, TABLE_9FT)
+    log = start_log(name, ("Ann", "Bob"))
+    opening = OPENINGS[name]
     log = log.record(opening, 0.0)
-    state = GAME.start(("Ann", "Bob"), log.options)
-    state = GAME.advance(state, GAME.judge(state, opening, ShotInputs()))
+    state = game.start(("Ann", "Bob"), log.options)
+    state = game.advance(state, game.judge(state, opening, ShotInputs()))
     for index in range(1, draw(st.integers(1, 14))):
         if state.over:
             break
         plan = draw(plans)
         if state.choices:
-            choice = Choice.HAND_BACK if plan["hand_back"] else Choice.SHOOT
+            choice = state.choices[plan["choice"] % len(state.choices)]
             log = log.record(Decision(choice), float(index) - 0.5)
-            state = GAME.choose(state, choice)
+            state = game.choose(state, choice)
+            if state.phase is Phase.BREAK:
+                break  # re-racked: the rack this log describes has ended
         if plan["push"]:
             log = log.record(PushOut(), float(index) - 0.2)
         shot = _shot(state, plan, index)
         log = log.record(shot, float(index))
-        state = GAME.advance(state, GAME.judge(state, shot, ShotInputs(push_out=plan["push"])))
+        state = game.advance(state, game.judge(state, shot, ShotInputs(push_out=plan["push"])))
     return log
 
 
@@ -87,7 +95,8 @@ def test_exactly_one_player_is_at_the_table_and_balls_only_leave(log: GameLog) -
     timeline = replay(log, TABLE_9FT)
     state = timeline.state
     assert state.shooter in (0, 1)
-    assert set(state.on_table) <= set(NINE_BALL_SET)
+    full = NINE_BALL_SET if log.game == "9-ball" else OBJECT_BALLS
+    assert set(state.on_table) <= set(full)
     for ruling in timeline.rulings:
         assert ruling.next_player in (0, 1)
         assert ruling.chooser is None or ruling.chooser != ruling.shooter
@@ -103,16 +112,17 @@ def test_state_is_the_fold_of_the_log(log: GameLog) -> None:
     whole = replay(log, TABLE_9FT)
     assert replay(log, TABLE_9FT) == whole  # deterministic
     # The generator folded the same entries step by step through the game's pure functions.
-    state = GAME.start(("Ann", "Bob"), log.options)
+    game = game_for(log.game, TABLE_9FT)
+    state = game.start(("Ann", "Bob"), log.options)
     pending = ShotInputs()
     for entry in log.entries:
         item = entry.item
         if isinstance(item, PushOut):
             pending = ShotInputs(push_out=True)
         elif isinstance(item, Decision):
-            state = GAME.choose(state, item.choice)
+            state = game.choose(state, item.choice)
         else:
-            state = GAME.advance(state, GAME.judge(state, item, pending))
+            state = game.advance(state, game.judge(state, item, pending))
             pending = ShotInputs()
     assert state == whole.state
     # And a log cut anywhere replays to a prefix of the same rulings.
