@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rules.balls import BALL_DIAMETER_MM, BallId
-from rules.events import EventKind
+from rules.events import EventKind, involving, of_kind, select
 from rules.ruling import Alert, AlertKind, BallInHand, Foul, FoulKind, Review, Spot
 from rules.shot import Shot
 from rules.state import CONFIDENCE_FOR_REVIEW
@@ -45,6 +45,7 @@ class ShotContext:
         require_cushion: Rule 3.19's pocket-or-cushion requirement applies (False on a push-out,
             5.6, and on a break, whose own requirement the game judges: 4.5, 5.4).
         review_confidence: Events below this confidence put the ruling up for review.
+        is_break: The shot is an opening break (3.9).
     """
 
     legal_first: tuple[BallId, ...] = ()
@@ -52,6 +53,7 @@ class ShotContext:
     require_contact: bool = True
     require_cushion: bool = True
     review_confidence: float = CONFIDENCE_FOR_REVIEW
+    is_break: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,10 +83,24 @@ def moving_at_strike(shot: Shot) -> Foul | None:
     return Foul.of(FoulKind.BALLS_MOVING, f"struck while ball(s) {balls} were still moving")
 
 
-def touched_balls(shot: Shot) -> Foul | None:
-    """Rules 3.21, 3.25: a ball moved by anything but the cue tip or another ball is a foul."""
+def touched_balls(shot: Shot, is_break: bool = False) -> Foul | None:
+    """Rules 3.21, 3.25: a ball moved by anything but the cue tip or another ball is a foul.
+
+    On the break, a cue ball stopped or deflected after crossing the head string and before
+    reaching the rack is rule 3.9's foul.
+    """
     if not shot.disturbed:
         return None
+    crossed = shot.crossed_head_string_at
+    if is_break and BallId.CUE in shot.disturbed and crossed is not None:
+        touch = select(shot.events, of_kind(EventKind.BALL_DISTURBED), involving(BallId.CUE))[0]
+        first = shot.first_contact
+        if touch.time > crossed and (first is None or touch.time < first.time):
+            return Foul.of(
+                FoulKind.BREAK_CUE_BALL_INTERFERED,
+                "the cue ball was stopped or deflected on its way to the rack",
+                ball=BallId.CUE,
+            )
     balls = ", ".join(shot.disturbed)
     return Foul.of(
         FoulKind.TOUCHED_BALL,
@@ -397,7 +413,7 @@ def judge_general(shot: Shot, ctx: ShotContext, table: TableGeometry) -> Finding
 
     add(moving_at_strike(shot))
     add(placement_touch(shot))
-    add(touched_balls(shot))
+    add(touched_balls(shot, ctx.is_break))
     if ctx.ball_in_hand is BallInHand.KITCHEN:
         foul, alerts, review = kitchen(shot, table)
         add(foul)

@@ -79,6 +79,8 @@ class GameLog:
     entries: tuple[Entry, ...] = ()
 
     def __post_init__(self) -> None:
+        if len(self.players) != 2:
+            raise ValueError(f"a game has two players (or teams), got {list(self.players)}")
         for i, entry in enumerate(self.entries):
             if entry.seq != i:
                 raise ValueError(f"log entry {i} carries seq {entry.seq}")
@@ -131,7 +133,7 @@ def active_entries(entries: tuple[Entry, ...]) -> tuple[Entry, ...]:
 
 
 class _Amendments(NamedTuple):
-    fouls: dict[int, list[Foul]]
+    fouls: dict[int, list[tuple[int, Foul]]]
     overrides: dict[int, Override]
     voided: set[int]
 
@@ -151,12 +153,81 @@ def _amendments(entries: tuple[Entry, ...]) -> _Amendments:
         if shot not in seen:
             raise RecordError(f"log entry {entry.seq}: amends shot {shot}, not yet in the log")
         if isinstance(item, OperatorFoul):
-            found.fouls.setdefault(shot, []).append(item.as_foul())
+            found.fouls.setdefault(shot, []).append((item.player, item.as_foul()))
         elif isinstance(item, Override):
             found.overrides[shot] = item
         elif item.outcome is InterferenceOutcome.REPLAY_SHOT:
             found.voided.add(shot)
     return found
+
+
+class Fold(NamedTuple):
+    """Where a fold of the log stands after some entries (see `replay`, `fold_entry`).
+
+    Attributes:
+        state: The game state so far.
+        pending: Declarations waiting for the next shot.
+        rulings: The rulings so far.
+        notes: Notes for the record so far.
+        shots: Shot indices seen (each may appear once).
+        amend: The amendments of the whole log, by the shot they amend.
+    """
+
+    state: GameState
+    pending: ShotInputs
+    rulings: tuple[Ruling, ...]
+    notes: tuple[str, ...]
+    shots: frozenset[int]
+    amend: _Amendments
+
+    @property
+    def timeline(self) -> Timeline:
+        """The fold as a timeline."""
+        return Timeline(self.state, self.rulings, self.notes)
+
+
+def amends_the_past(item: LogItem) -> bool:
+    """True for entries that change how earlier entries play: undo, override, and fouls or
+    interference naming a shot. After one of them the whole log must be folded again."""
+    if isinstance(item, Undo | Override):
+        return True
+    return isinstance(item, OperatorFoul | Interference) and item.shot is not None
+
+
+def fold_log(log: GameLog, table: TableGeometry) -> Fold:
+    """Fold the whole of ``log``; `replay` is this as a `Timeline`.
+
+    Raises:
+        RecordError: the log cannot be played; the message names the entry.
+    """
+    game = game_for(log.game, table)
+    entries = active_entries(log.entries)
+    cancelled = len(log.entries) - len(entries)
+    notes = (f"{cancelled} entr(y/ies) cancelled by undo",) if cancelled else ()
+    state = game.start((log.players[0], log.players[1]), log.options)
+    fold = Fold(state, ShotInputs(), (), notes, frozenset(), _amendments(entries))
+    for entry in entries:
+        fold = fold_entry(game, fold, entry)
+    return fold
+
+
+def fold_entry(game: Game, fold: Fold, entry: Entry) -> Fold:
+    """One more entry folded in (one that does not amend the past: see `amends_the_past`).
+
+    Raises:
+        RecordError: the entry cannot be played from here; the message names it.
+    """
+    shots = fold.shots
+    if isinstance(entry.item, Shot):
+        if entry.item.index in shots:
+            raise RecordError(f"log entry {entry.seq}: shot index {entry.item.index} is used twice")
+        shots = shots | {entry.item.index}
+    notes = list(fold.notes)
+    try:
+        state, pending, made = _apply(game, fold.state, entry, fold.pending, fold.amend, notes)
+    except (RecordError, ValueError) as exc:
+        raise RecordError(f"log entry {entry.seq}: {exc}") from exc
+    return Fold(state, pending, fold.rulings + made, tuple(notes), shots, fold.amend)
 
 
 def replay(log: GameLog, table: TableGeometry) -> Timeline:
@@ -166,25 +237,7 @@ def replay(log: GameLog, table: TableGeometry) -> Timeline:
         RecordError: the log cannot be played (a shot after the game ended, a choice not on
             offer, an amendment of a shot not in the log); the message names the entry.
     """
-    game = game_for(log.game, table)
-    players = (log.players[0], log.players[1]) if len(log.players) == 2 else log.players
-    state = game.start(players, log.options)  # type: ignore[arg-type]
-    entries = active_entries(log.entries)
-    cancelled = len(log.entries) - len(entries)
-    notes: list[str] = [f"{cancelled} entr(y/ies) cancelled by undo"] if cancelled else []
-    amend = _amendments(entries)
-    rulings: list[Ruling] = []
-    pending = ShotInputs()
-    for entry in entries:
-        try:
-            state, pending, ruling = _apply(game, state, entry, pending, amend, notes)
-        except RecordError as exc:
-            raise RecordError(f"log entry {entry.seq}: {exc}") from exc
-        except ValueError as exc:
-            raise RecordError(f"log entry {entry.seq}: {exc}") from exc
-        if ruling is not None:
-            rulings.append(ruling)
-    return Timeline(state, tuple(rulings), tuple(notes))
+    return fold_log(log, table).timeline
 
 
 def _apply(
@@ -194,51 +247,58 @@ def _apply(
     pending: ShotInputs,
     amend: _Amendments,
     notes: list[str],
-) -> tuple[GameState, ShotInputs, Ruling | None]:
+) -> tuple[GameState, ShotInputs, tuple[Ruling, ...]]:
     item = entry.item
     if isinstance(item, Shot):
         if item.index in amend.voided:
             notes.append(f"shot {item.index} voided by interference (2.18): to be replayed")
-            return state, pending, None
+            return state, pending, ()
         if state.choices:
             choice = state.choices[0]
             notes.append(f"shot {item.index} taken: {choice} assumed")
             state = game.choose(state, choice)
         override = amend.overrides.get(item.index)
         shot = override.record if override is not None and override.record is not None else item
-        inputs = dataclasses.replace(
-            pending, fouls=tuple(amend.fouls.get(item.index, ())), override=override
-        )
+        entered = amend.fouls.get(item.index, [])
+        by_shooter = tuple(f for player, f in entered if player == state.shooter)
+        by_other = [f for player, f in entered if player != state.shooter]
+        inputs = dataclasses.replace(pending, fouls=by_shooter, override=override)
         ruling = game.judge(state, shot, inputs)
-        return game.advance(state, ruling), ShotInputs(), ruling
+        state = game.advance(state, ruling)
+        if by_other and not state.over:
+            # 3.41: the non-shooting player fouled during the shot; his foul follows the ruling.
+            other = game.foul_between_shots(state, by_other[0], 1 - ruling.shooter)
+            notes.append(f"shot {item.index}: foul by the non-shooting player ({by_other[0].rule})")
+            return game.advance(state, other), ShotInputs(), (ruling, other)
+        return state, ShotInputs(), (ruling,)
     if isinstance(item, CallShot):
-        return state, dataclasses.replace(pending, call=item), None
+        return state, dataclasses.replace(pending, call=item), ()
     if isinstance(item, Safety):
-        return state, dataclasses.replace(pending, safety=True), None
+        return state, dataclasses.replace(pending, safety=True), ()
     if isinstance(item, PushOut):
-        return state, dataclasses.replace(pending, push_out=True), None
+        return state, dataclasses.replace(pending, push_out=True), ()
     if isinstance(item, Decision):
-        return game.choose(state, item.choice), pending, None
+        return game.choose(state, item.choice), pending, ()
     if isinstance(item, OperatorFoul) and item.shot is None:
         ruling = game.foul_between_shots(state, item.as_foul(), item.player)
-        return game.advance(state, ruling), pending, ruling
+        return game.advance(state, ruling), pending, (ruling,)
     if isinstance(item, WarningGiven):
-        return state.replace(warned=per_player(state.warned, item.player, True)), pending, None
+        return state.replace(warned=per_player(state.warned, item.player, True)), pending, ()
     if isinstance(item, Stalemate) or (
         isinstance(item, Interference) and item.outcome is InterferenceOutcome.REPLAY_RACK
     ):
         why = "stalemate (4.21)" if isinstance(item, Stalemate) else "interference (2.18, 3.35)"
         notes.append(f"entry {entry.seq}: rack replayed after {why}, the same player breaking")
         options = dataclasses.replace(state.options, breaker=state.breaker)
-        return game.start(state.players, options), ShotInputs(), None  # type: ignore[arg-type]
+        return game.start(state.players, options), ShotInputs(), ()  # type: ignore[arg-type]
     if isinstance(item, Extension):
         if state.extensions_used[item.player]:
             notes.append(f"entry {entry.seq}: player {item.player} already used the extension")
-            return state, pending, None
+            return state, pending, ()
         used = per_player(state.extensions_used, item.player, True)
-        return state.replace(extensions_used=used), pending, None
+        return state.replace(extensions_used=used), pending, ()
     if isinstance(item, TimeOut | Undo | Override | OperatorFoul | Interference):
-        return state, pending, None  # amendments and records, applied elsewhere
+        return state, pending, ()  # amendments and records, applied elsewhere
     raise RecordError(f"cannot apply a {type(item).__name__}")
 
 

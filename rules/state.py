@@ -14,6 +14,9 @@ from enum import StrEnum
 from rules.balls import BallGroup, BallId
 from rules.ruling import BallInHand, Choice
 
+BALL_ORDER: dict[BallId, int] = {b: b.number for b in BallId}
+"""Each ball's number, looked up (sorting by it is on every state change)."""
+
 CONFIDENCE_FOR_REVIEW = 0.8
 """Events less sure than this put the ruling up for review (rule 2.14)."""
 
@@ -116,7 +119,8 @@ class GameState:
                 raise ValueError(f"{name} needs one value per player")
         if self.groups and len(self.groups) != 2:
             raise ValueError("groups are assigned to both players at once (4.10)")
-        if sorted(self.on_table, key=lambda b: b.number) != list(self.on_table):
+        order = [BALL_ORDER[b] for b in self.on_table]
+        if order != sorted(order):
             raise ValueError("on_table is kept in number order")
         if BallId.CUE in self.on_table:
             raise ValueError("on_table lists object balls only")

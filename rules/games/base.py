@@ -16,7 +16,7 @@ from rules.inputs import ShotInputs
 from rules.ruling import Alert, AlertKind, BallInHand, Choice, Foul, FoulKind, Ruling, Spot
 from rules.shot import Shot
 from rules.spotting import spot_balls
-from rules.state import GameOptions, GameState, Phase, per_player
+from rules.state import BALL_ORDER, GameOptions, GameState, Phase, per_player
 from rules.table import Point, TableGeometry
 
 
@@ -48,7 +48,10 @@ class Game(Protocol):
 
 
 def check_can_judge(state: GameState, shot: Shot) -> None:
-    """Refuse a shot the game cannot take: after its end, or while a choice is pending."""
+    """Refuse a shot the game cannot take: still moving (3.15), after the game's end, or while
+    a choice is pending."""
+    if not shot.is_complete:
+        raise RecordError(f"shot {shot.index} is not complete: balls are still moving (3.15)")
     if state.over:
         raise RecordError(f"shot {shot.index}: the {state.game} game is already over")
     if state.choices:
@@ -84,7 +87,7 @@ def apply_common(state: GameState, ruling: Ruling) -> GameState:
     """
     gone = set(ruling.pocketed) | set(ruling.off_table)
     back = {s.ball for s in ruling.spots}
-    on_table = tuple(sorted((set(state.on_table) - gone) | back, key=lambda b: b.number))
+    on_table = tuple(sorted((set(state.on_table) - gone) | back, key=BALL_ORDER.__getitem__))
     scores = list(state.scores)
     for change in ruling.score:
         scores[change.player] += change.points

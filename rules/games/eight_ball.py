@@ -95,6 +95,7 @@ class EightBall:
             ball_in_hand=state.ball_in_hand,
             require_cushion=False,
             review_confidence=state.options.review_confidence,
+            is_break=True,
         )
         found = judge_general(shot, ctx, self.table)
         notes = list(found.notes)

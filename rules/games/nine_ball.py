@@ -96,6 +96,7 @@ class NineBall:
             require_contact=not push_out,
             require_cushion=not (push_out or is_break),
             review_confidence=state.options.review_confidence,
+            is_break=is_break,
         )
         found = judge_general(shot, ctx, self.table)
         notes.extend(found.notes)

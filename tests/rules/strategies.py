@@ -133,6 +133,7 @@ contexts = st.builds(
     st.booleans(),
     st.booleans(),
     unit,
+    st.booleans(),
 )
 findings = st.builds(
     Findings,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from rules.balls import NINE_BALL_SET, BallId
@@ -15,6 +17,7 @@ from rules.inputs import (
     Override,
     PushOut,
     ShotInputs,
+    TimeOut,
     WarningGiven,
 )
 from rules.log import GameLog, Timeline, replay, start_log
@@ -28,6 +31,7 @@ from tests.factories import (
     break_shot,
     miss,
     placement,
+    rack_layout,
     shot_at,
 )
 
@@ -449,3 +453,55 @@ def test_a_whole_rack_from_break_to_winner_through_the_log() -> None:
         log = log.record(item, float(i))
     again = loads(GameLog, dumps(log))
     assert replay(again, TABLE_9FT) == t
+
+
+# More of the general rules, as 9-ball plays them ------------------------------------------------
+
+
+def test_a_shot_still_rolling_is_not_judged_rule_3_15() -> None:
+    rolling = ShotBuilder(index=0).strike().hit("1").build(end_time=None)
+    rolling = dataclasses.replace(rolling, end_time=None)
+    with pytest.raises(RecordError, match=r"shot 0 is not complete.*3\.15"):
+        play(rolling)
+
+
+def test_cue_ball_stopped_on_its_way_to_the_rack_is_a_foul_rule_3_9() -> None:
+    b = ShotBuilder(index=0, at_strike=rack_layout()).strike().crossed_head_string()
+    stopped = b.disturbed("cue").build(placement=placement(-800.0, 100.0))
+    t = play(stopped)
+    foul = t.rulings[0].foul
+    assert foul is not None and foul.kind is FoulKind.BREAK_CUE_BALL_INTERFERED
+    assert foul.rule == "3.9" and t.state.ball_in_hand is BallInHand.ANYWHERE  # 5.4 exception
+
+
+def test_non_shooter_interfering_during_a_shot_fouls_himself_rule_3_41() -> None:
+    made = shot_at("1", index=1, pocket=PocketId.FOOT_LEFT)
+    t = play(DRY_BREAK, made, OperatorFoul(FoulKind.INTERFERENCE, ANN, shot=1))
+    shot_ruling, foul_ruling = t.rulings[1:]
+    assert shot_ruling.legal and shot_ruling.next_player == BOB
+    assert foul_ruling.foul is not None and foul_ruling.shooter == ANN
+    assert t.state.shooter == BOB and t.state.ball_in_hand is BallInHand.ANYWHERE
+    assert t.state.fouls_in_a_row == (1, 0)
+
+
+def test_shot_clock_expiry_is_a_foul_rule_1_11() -> None:
+    t = play(DRY_BREAK, OperatorFoul(FoulKind.SLOW_PLAY, BOB, note="shot clock expired"))
+    ruling = t.rulings[-1]
+    assert ruling.foul is not None and ruling.foul.rule == "1.11"
+    assert t.state.shooter == ANN and t.state.ball_in_hand is BallInHand.ANYWHERE
+
+
+def test_time_out_is_recorded_without_changing_the_rack_rule_1_13() -> None:
+    before = play(DRY_BREAK)
+    after = play(DRY_BREAK, TimeOut(BOB))
+    assert after.state == before.state and after.rulings == before.rulings
+
+
+def test_a_shot_index_used_twice_is_refused() -> None:
+    with pytest.raises(RecordError, match="shot index 0 is used twice"):
+        play(DRY_BREAK, shot_at("1", index=0))
+
+
+def test_a_log_names_two_players() -> None:
+    with pytest.raises(ValueError, match="two players"):
+        GameLog("9-ball", ("Ann", "Bob", "Cy"))

@@ -10,6 +10,7 @@ from rules.balls import NINE_BALL_SET, OBJECT_BALLS, BallId
 from rules.games import game_for
 from rules.inputs import Decision, PushOut, ShotInputs, Undo
 from rules.log import GameLog, replay, start_log
+from rules.referee import Referee
 from rules.shot import Shot
 from rules.state import GameState, Phase
 from rules.table import CushionId, PocketId
@@ -161,3 +162,13 @@ def test_undo_must_name_an_earlier_entry() -> None:
     log = start_log("9-ball", ("Ann", "Bob"))
     with pytest.raises(ValueError, match="undoes entry 0, not an earlier one"):
         log.undo(0, "nothing to undo", 0.0)
+
+
+@settings(max_examples=25, deadline=None)
+@given(racks())
+def test_the_live_referee_folding_one_entry_at_a_time_matches_a_full_replay(log: GameLog) -> None:
+    live = Referee.new(log.game, ("Ann", "Bob"), TABLE_9FT, log.options)
+    for entry in log.entries:
+        live.record(entry.item, entry.time)
+    assert live.log == log
+    assert live.timeline == replay(log, TABLE_9FT)
