@@ -6,7 +6,7 @@ import pytest
 
 from rules.balls import OBJECT_BALLS, BallGroup, BallId
 from rules.games import game_for
-from rules.inputs import CallShot, Decision, Safety, ShotInputs, Stalemate
+from rules.inputs import CallShot, Decision, OperatorFoul, Safety, ShotInputs, Stalemate
 from rules.log import Timeline, replay, start_log
 from rules.ruling import BallInHand, Choice, FoulKind
 from rules.shot import Layout
@@ -353,3 +353,15 @@ def test_a_whole_eight_ball_rack_through_the_log() -> None:
     assert [r.next_player for r in t.rulings] == [0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0]
     assert t.state.over and t.state.winner == ANN
     assert set(t.state.on_table) == {BallId(str(n)) for n in range(11, 16)}
+
+
+def test_shooting_after_an_illegal_break_accepts_the_table_rule_4_5() -> None:
+    t = play(brk(to_cushion=("2",)), shot_at("3", index=1, pocket=PocketId.FOOT_LEFT))
+    assert t.rulings[1].shooter == BOB and t.rulings[1].legal
+    assert any("accept-table assumed" in n for n in t.notes)
+
+
+def test_foul_between_shots_gives_ball_in_hand_rule_4_14() -> None:
+    t = play(DRY_BREAK, OperatorFoul(FoulKind.CUE_BALL_IN_HAND, BOB))
+    assert t.rulings[-1].foul is not None and t.rulings[-1].foul.rule == "3.40"
+    assert t.state.shooter == ANN and t.state.ball_in_hand is BallInHand.ANYWHERE

@@ -505,3 +505,51 @@ def test_a_shot_index_used_twice_is_refused() -> None:
 def test_a_log_names_two_players() -> None:
     with pytest.raises(ValueError, match="two players"):
         GameLog("9-ball", ("Ann", "Bob", "Cy"))
+
+
+def test_a_ball_that_bounces_back_out_of_a_pocket_is_not_pocketed_rule_3_11() -> None:
+    rattled = (
+        ShotBuilder(index=1)
+        .strike()
+        .hit("1")
+        .pocket("1", PocketId.FOOT_LEFT)
+        .rebound("1", PocketId.FOOT_LEFT)
+        .cushion("1", CushionId.FOOT)
+        .build()
+    )
+    t = play(DRY_BREAK, rattled)
+    assert t.rulings[1].legal and t.rulings[1].pocketed == ()
+    assert BallId.ONE in t.state.on_table and t.state.shooter == ANN  # the inning ends
+
+
+def test_balls_pocketed_on_a_foul_do_not_count_rule_3_17() -> None:
+    t = play(
+        DRY_BREAK, shot_at("1", index=1, pocket=PocketId.FOOT_LEFT, scratch=PocketId.SIDE_LEFT)
+    )
+    ruling = t.rulings[1]
+    assert ruling.pocketed == (BallId.ONE,) and ruling.credited == ()
+    assert t.state.shooter == ANN  # the foul ends Bob's inning
+
+
+def test_a_ball_on_the_head_string_is_judged_by_its_base_rules_3_12_3_16() -> None:
+    # Its centre is 1 mm past the line: it is not in the kitchen although half of it is.
+    hs = TABLE_9FT.head_string_x
+    start = Layout.of({BallId.ONE: (hs + 1.0, 200.0)})
+    shot = (
+        ShotBuilder(index=0, at_strike=start)
+        .strike()
+        .hit("1")
+        .cushion("1", CushionId.LEFT_FOOT)
+        .cushion("2", CushionId.FOOT)
+        .cushion("3", CushionId.FOOT)
+        .cushion("4", CushionId.FOOT)
+        .crossed_head_string()
+        .build(placement=placement(hs - 300.0))
+    )
+    t = play(shot)
+    assert t.rulings[0].legal
+
+
+def test_cue_ball_touching_a_ball_in_a_full_pocket_is_entered_as_a_scratch_rule_3_20() -> None:
+    t = play(DRY_BREAK, shot_at("1", index=1), OperatorFoul(FoulKind.SCRATCH, BOB, shot=1))
+    assert t.rulings[1].foul is not None and t.rulings[1].foul.rule == "3.20"
