@@ -14,7 +14,7 @@ from rules.events import EventKind, involving, of_kind, select
 from rules.ruling import Alert, AlertKind, BallInHand, Foul, FoulKind, Review, Spot
 from rules.shot import Shot
 from rules.state import CONFIDENCE_FOR_REVIEW
-from rules.table import TableGeometry
+from rules.table import CushionId, TableGeometry
 
 CHALK_WIDTH_MM = 22.0
 """Width of a cube of chalk (7/8 in): under this cue-ball-to-object-ball gap rule 2.20 applies."""
@@ -259,7 +259,7 @@ def kitchen(shot: Shot, table: TableGeometry) -> tuple[Foul | None, tuple[Alert,
         )
         review = f"2.21: shot from {margin:.0f} mm past the head string; a foul only if warned"
     contact = shot.first_contact
-    crossed = shot.crossed_head_string_at
+    crossed = left_kitchen_at(shot)
     if contact is not None:
         where = shot.at_strike.get(contact.ball)
         in_kitchen = where is not None and where[0] < table.head_string_x
@@ -284,6 +284,21 @@ def kitchen(shot: Shot, table: TableGeometry) -> tuple[Foul | None, tuple[Alert,
             review,
         )
     return None, alerts, review
+
+
+_FOOT_HALF_CUSHIONS = frozenset({CushionId.FOOT, CushionId.LEFT_FOOT, CushionId.RIGHT_FOOT})
+
+
+def left_kitchen_at(shot: Shot) -> float | None:
+    """When the cue ball in hand left the kitchen (3.10): the crossing event tracking reports, or
+    failing that its first touch of a cushion wholly beyond the head string (foot half)."""
+    times = []
+    if shot.crossed_head_string_at is not None:
+        times.append(shot.crossed_head_string_at)
+    beyond = [e.time for e in shot.cushion_contacts(BallId.CUE) if e.cushion in _FOOT_HALF_CUSHIONS]
+    if beyond:
+        times.append(beyond[0])
+    return min(times) if times else None
 
 
 def double_hit(shot: Shot, review_confidence: float) -> tuple[Foul | None, str | None]:

@@ -164,6 +164,19 @@ def test_ball_in_the_kitchen_hit_before_crossing_is_a_foul_rule_3_39() -> None:
     assert kinds(_from_kitchen(x, behind, True), KITCHEN) == []
 
 
+def test_a_foot_cushion_before_the_contact_proves_the_crossing_rule_3_10() -> None:
+    behind = (TABLE_9FT.head_string_x - 200.0, 300.0)
+    shot = (
+        ShotBuilder(at_strike=Layout.of({BallId.ONE: behind}))
+        .strike()
+        .cushion("cue", CushionId.FOOT)  # no crossing event from tracking, but it went out
+        .hit("1")
+        .cushion("1", CushionId.HEAD)
+        .build(placement=placement(TABLE_9FT.head_string_x - 400.0))
+    )
+    assert kinds(shot, KITCHEN) == []
+
+
 def test_ball_on_the_head_string_may_be_hit_before_crossing_rule_3_39() -> None:
     on_line = (TABLE_9FT.head_string_x, 200.0)
     x = TABLE_9FT.head_string_x - 400.0

@@ -92,7 +92,9 @@ def test_a_shot_with_the_cue_ball_pocketed_is_never_legal_rule_3_20(log: GameLog
 
 @settings(max_examples=25, deadline=None)
 @given(racks())
-def test_exactly_one_player_is_at_the_table_and_balls_only_leave(log: GameLog) -> None:
+def test_exactly_one_player_is_at_the_table_and_fouls_credit_nothing_rule_3_17(
+    log: GameLog,
+) -> None:
     timeline = replay(log, TABLE_9FT)
     state = timeline.state
     assert state.shooter in (0, 1)
@@ -100,6 +102,9 @@ def test_exactly_one_player_is_at_the_table_and_balls_only_leave(log: GameLog) -
     assert set(state.on_table) <= set(full)
     for ruling in timeline.rulings:
         assert ruling.next_player in (0, 1)
+        assert set(ruling.credited) <= set(ruling.pocketed)
+        if ruling.foul is not None:  # 3.17: nothing pocketed on a foul counts
+            assert ruling.credited == () and ruling.winner != ruling.shooter
         assert ruling.chooser is None or ruling.chooser != ruling.shooter
         if ruling.winner is not None:
             assert ruling is timeline.rulings[-1]
