@@ -13,7 +13,7 @@ from typing import Protocol
 from rules.balls import BallId
 from rules.errors import RecordError
 from rules.inputs import ShotInputs
-from rules.ruling import Alert, AlertKind, BallInHand, Choice, Foul, FoulKind, Ruling, Spot
+from rules.ruling import Alert, AlertKind, Choice, Foul, FoulKind, Ruling, Spot
 from rules.shot import Shot
 from rules.spotting import spot_balls
 from rules.state import BALL_ORDER, GameOptions, GameState, Phase, per_player
@@ -148,8 +148,3 @@ def spot_after(
 def renumbered(fouls: tuple[Foul, ...], rules: dict[FoulKind, str]) -> tuple[Foul, ...]:
     """The general fouls under the game's own rule numbers that restate them."""
     return tuple(Foul(f.kind, rules.get(f.kind, f.rule), f.reason, f.ball) for f in fouls)
-
-
-def ball_in_hand_for(foul: Foul | None, default: BallInHand) -> BallInHand:
-    """Ball in hand after a foul (``default``), none after a legal shot."""
-    return BallInHand.NONE if foul is None else default
