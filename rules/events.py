@@ -38,6 +38,8 @@ class EventKind(StrEnum):
     """Every ball stopped: the shot is complete (rule 3.15)."""
     SETTLED_INTO_POCKET = "settled-into-pocket"
     """A ball resting on a pocket lip dropped on its own after 5 s or more (second 3.21)."""
+    CROSSED_HEAD_STRING = "crossed-head-string"
+    """The cue ball, in hand behind the head string, crossed it out of the kitchen (3.10, 3.39)."""
 
 
 class EvidenceSource(StrEnum):

@@ -296,6 +296,12 @@ class Shot:
         events = select(self.events, of_kind(EventKind.SETTLED_INTO_POCKET))
         return tuple(e.ball for e in events)
 
+    @property
+    def crossed_head_string_at(self) -> float | None:
+        """When the cue ball first crossed the head string out of the kitchen (3.10, 3.39)."""
+        events = select(self.events, of_kind(EventKind.CROSSED_HEAD_STRING), involving(BallId.CUE))
+        return events[0].time if events else None
+
     def cushion_contacts(
         self, ball: BallId | None = None, since: ShotEvent | None = None
     ) -> tuple[ShotEvent, ...]:

@@ -10,7 +10,7 @@ from calibration.table import RackShape, TableSpec
 from rules.balls import BallId
 from rules.events import EventKind, EvidenceSource, ShotEvent
 from rules.lag import LagEvidence
-from rules.shot import Layout, Shot
+from rules.shot import Layout, Placement, Shot
 from rules.shot_clock import ShotClock, ShotClockConfig
 from rules.table import CushionId, PocketId, Point
 
@@ -86,6 +86,14 @@ class ShotBuilder:
         """``ball`` starts moving with no ball contact."""
         return self.add(EventKind.BALL_DISTURBED, ball, t=t)
 
+    def settled(self, ball: str, pocket: PocketId, t: float | None = None) -> ShotBuilder:
+        """``ball`` drops on its own from a pocket lip after resting 5 s or more."""
+        return self.add(EventKind.SETTLED_INTO_POCKET, ball, t=t, pocket=pocket)
+
+    def crossed_head_string(self, t: float | None = None) -> ShotBuilder:
+        """The cue ball crosses the head string out of the kitchen."""
+        return self.add(EventKind.CROSSED_HEAD_STRING, "cue", t=t)
+
     def build(self, end_time: float | None = None, **evidence: Any) -> Shot:
         """The shot, ending (all at rest) one step after the last event unless told."""
         strike = next((e.time for e in self.events if e.kind is EventKind.CUE_STRIKE), 0.0)
@@ -107,6 +115,15 @@ def rack_layout(
     if cue is not None:
         positions[BallId.CUE] = cue
     return Layout.of(positions)
+
+
+EIGHT_BALL_ORDER = ("1", "9", "2", "10", "8", "3", "11", "4", "12", "5", "13", "6", "14", "7", "15")
+"""A legal 8-ball rack (4.3): the 8 in the centre, a stripe and a solid in the back corners."""
+
+
+def eight_ball_rack(table: TableSpec = TABLE_9FT) -> Layout:
+    """A racked 8-ball triangle (4.3) plus the cue ball in the kitchen."""
+    return rack_layout(table, RackShape.TRIANGLE, EIGHT_BALL_ORDER)
 
 
 def random_layout(rng: random.Random, balls: tuple[BallId, ...], table: TableSpec = TABLE_9FT):
@@ -150,3 +167,86 @@ def lag_evidence(
     fields: dict[str, Any] = {"start": (table.head_string_x - 150.0, y), "final": final}
     fields.update(facts)
     return LagEvidence(player, **fields)
+
+
+# Referee scenarios ---------------------------------------------------------------------------
+
+BREAK_CUSHIONS = (CushionId.FOOT, CushionId.LEFT_FOOT, CushionId.RIGHT_FOOT, CushionId.LEFT_HEAD)
+
+
+def placement(
+    x: float,
+    y: float = 0.0,
+    table: TableSpec = TABLE_9FT,
+    touched: tuple[str, ...] = (),
+) -> Placement:
+    """The cue ball placed by hand at (x, y), with the kitchen facts worked out from ``table``."""
+    return Placement(
+        (x, y),
+        table.in_kitchen((x, y)),
+        x - table.head_string_x,
+        tuple(BallId(b) for b in touched),
+    )
+
+
+def break_shot(
+    index: int = 0,
+    first: str = "1",
+    pocket: tuple[tuple[str, PocketId], ...] = (),
+    to_cushion: tuple[str, ...] = ("2", "3", "4", "5"),
+    scratch: PocketId | None = None,
+    off_table: tuple[str, ...] = (),
+    at_rest: Layout | None = None,
+    rack: Layout | None = None,
+    **evidence: Any,
+) -> Shot:
+    """An opening break from the kitchen: the cue ball hits ``first``, balls go to cushions and
+    pockets, the cue ball crosses the head string on its way to the rack (a 9-ball rack unless
+    another ``rack`` is given)."""
+    start = rack or rack_layout()
+    b = ShotBuilder(index=index, at_strike=start).strike().crossed_head_string()
+    b.hit(first)
+    for i, ball in enumerate(to_cushion):
+        b.cushion(ball, BREAK_CUSHIONS[i % len(BREAK_CUSHIONS)])
+    for ball, p in pocket:
+        b.pocket(ball, p)
+    for ball in off_table:
+        b.off_table(ball)
+    if scratch is not None:
+        b.pocket("cue", scratch)
+    evidence.setdefault("placement", placement(-800.0, 100.0))
+    if at_rest is not None:
+        evidence["at_rest"] = at_rest
+    return b.build(**evidence)
+
+
+def shot_at(
+    ball: str,
+    index: int = 1,
+    pocket: PocketId | None = None,
+    cushion: bool = True,
+    also: tuple[tuple[str, PocketId], ...] = (),
+    scratch: PocketId | None = None,
+    at_strike: Layout | None = None,
+    at_rest: Layout | None = None,
+    **evidence: Any,
+) -> Shot:
+    """A shot whose cue ball first hits ``ball``; it drops into ``pocket`` (else touches a
+    cushion when ``cushion``), ``also`` balls drop too, and the cue ball may scratch."""
+    b = ShotBuilder(index=index, at_strike=at_strike or Layout()).strike().hit(ball)
+    if pocket is not None:
+        b.pocket(ball, pocket)
+    elif cushion:
+        b.cushion(ball, CushionId.FOOT)
+    for other, p in also:
+        b.pocket(other, p)
+    if scratch is not None:
+        b.pocket("cue", scratch)
+    if at_rest is not None:
+        evidence["at_rest"] = at_rest
+    return b.build(**evidence)
+
+
+def miss(index: int = 1, **evidence: Any) -> Shot:
+    """A shot whose cue ball touches nothing but a cushion."""
+    return ShotBuilder(index=index).strike().cushion("cue", CushionId.HEAD).build(**evidence)

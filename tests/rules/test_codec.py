@@ -39,6 +39,7 @@ from rules.shot import (
 from rules.shot_clock import ClockPhase, ClockReading
 from rules.signals import PocketSignal
 from rules.table import CushionId, PocketId
+from tests.rules.strategies import STRATEGIES as REFEREE_STRATEGIES
 from tests.rules.value_strategies import AUX_STRATEGIES
 
 finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False)
@@ -170,6 +171,7 @@ STRATEGIES = {
         st.tuples(finite, finite, finite),
     ),
     **AUX_STRATEGIES,
+    **REFEREE_STRATEGIES,
 }
 
 
