@@ -12,6 +12,7 @@ from calibration.table import STANDARD_TABLES, TableSpec
 from hardware.cameras import check as camera_check
 from railbird import __version__, calibrate_cmd
 from railbird.config import RailbirdConfig, load_config
+from railbird.referee_cmd import add_referee_command
 from rules.codec import to_jsonable
 from rules.errors import RailbirdError
 
@@ -53,6 +54,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     camera_check.add_arguments(camera)
     camera.set_defaults(run=camera_check.run_camera_check)
+
+    add_referee_command(commands)
 
     config = commands.add_parser("config", help="check a config file and print it resolved")
     config.add_argument("file", help="TOML config file")

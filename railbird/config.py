@@ -12,15 +12,31 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from calibration.config import TableConfig
+from hardware.cameras.config import CameraConfig
 from rules.codec import from_jsonable
+from rules.config import RefereeConfig
 from rules.errors import ConfigError
+from rules.match import MatchConfig
+from rules.shot_clock import ShotClockConfig
 
 
 @dataclass(frozen=True, slots=True)
 class RailbirdConfig:
-    """The whole configuration, one attribute per config-file section."""
+    """The whole configuration, one attribute per config-file section.
+
+    Attributes:
+        table: ``[table]``, the table watched.
+        camera: ``[camera]``, the live camera (absent: none configured).
+        referee: ``[referee]``, the game and its options.
+        shot_clock: ``[shot_clock]``, limits and extensions (rules 1.11, 2.25).
+        match: ``[match]``, the race, break order and time-outs.
+    """
 
     table: TableConfig = field(default_factory=TableConfig)
+    camera: CameraConfig | None = None
+    referee: RefereeConfig = field(default_factory=RefereeConfig)
+    shot_clock: ShotClockConfig = field(default_factory=ShotClockConfig)
+    match: MatchConfig = field(default_factory=MatchConfig)
 
 
 def parse_config(text: str, source: str = "<config>") -> RailbirdConfig:

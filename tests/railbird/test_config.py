@@ -44,3 +44,35 @@ def test_bad_config_says_what_and_where(tmp_path: Path, text: str, message: str)
 def test_missing_file(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="config file not found"):
         load_config(tmp_path / "nope.toml")
+
+
+def test_every_stage_section_loads_strictly(tmp_path: Path) -> None:
+    path = tmp_path / "match.toml"
+    path.write_text(
+        "[camera]\nsource = 0\nwidth = 1280\nheight = 720\nfps = 60.0\n"
+        '[referee]\ngame = "8-ball"\n[referee.options]\neight_on_break_wins = true\n'
+        "[shot_clock]\nlimit_s = 25.0\n"
+        '[match]\nrace_to = 9\nbreak_order = "alternate"\n'
+    )
+    config = load_config(path)
+    assert config.camera is not None and config.camera.width == 1280
+    assert config.referee.game == "8-ball" and config.referee.options.eight_on_break_wins
+    assert config.shot_clock.limit_s == 25.0
+    assert config.match.race_to == 9 and config.match.break_order == "alternate"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[referee]\ngame = "snooker"\n', "game 'snooker' is not one of 8-ball, 9-ball"),
+        ("[referee.options]\nbreaker = 2\n", r"\.referee\.options: the breaker is player 0 or 1"),
+        ("[shot_clock]\nlimit = 30\n", r"\.shot_clock: unknown key\(s\) limit"),
+        ('[match]\nbreak_order = "coin"\n', r"\.match\.break_order: 'coin' is not one of"),
+        ("[camera]\nsource = 0\nzoom = 2\n", r"\.camera: unknown key\(s\) zoom"),
+    ],
+)
+def test_bad_stage_sections_say_what_and_where(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=message):
+        load_config(path)

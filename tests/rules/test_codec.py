@@ -23,6 +23,7 @@ from calibration.table import CushionSegment, Pocket, TableSpec
 from calibration.table_finder import TableFinding
 from rules.balls import BallId
 from rules.codec import dumps, from_jsonable, loads, to_jsonable
+from rules.config import RefereeConfig
 from rules.errors import ConfigError, RecordError
 from rules.events import EventKind, ShotEvent
 from rules.shot import (
@@ -170,6 +171,7 @@ STRATEGIES = {
         st.tuples(finite, finite, finite),
         st.tuples(finite, finite, finite),
     ),
+    RefereeConfig: st.builds(RefereeConfig, st.sampled_from(["9-ball", "8-ball"])),
     **AUX_STRATEGIES,
     **REFEREE_STRATEGIES,
 }
