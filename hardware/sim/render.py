@@ -64,7 +64,7 @@ _INK_BGR = np.array((28, 26, 26), dtype=np.float32)
 _AMBIENT = 0.32
 _DIFFUSE = 0.78
 _SPECULAR = 0.55
-_SHININESS = 80.0
+_SHININESS_SQUARINGS = 6  # Blinn-Phong exponent 2**6 = 64, by squaring (pow is slow)
 _STRIPE_HALF_WIDTH = 0.55
 _DISC_COS = math.cos(math.radians(26.0))
 _DISC_SIN = math.sin(math.radians(26.0))
@@ -181,6 +181,7 @@ class TableRenderer:
         self.config = config
         self._lamps = lamps(table)
         self._camera_position = camera.position_mm
+        self._view_radius = _view_radius(camera)
         self._background = _build_background(table, camera, config, self._lamps)
         self._looks = _ball_looks()
         self._noise = _noise_bank(config)
@@ -220,12 +221,14 @@ class TableRenderer:
     def compose(self, snapshot: TableSnapshot) -> np.ndarray:
         """The clean picture of one instant: table, shadows, balls and occluders, no noise."""
         image = self._background.copy()
-        shown = np.flatnonzero(np.asarray(snapshot.on_table, dtype=bool))
+        positions = np.asarray(snapshot.positions, dtype=np.float64)
+        on_table = np.asarray(snapshot.on_table, dtype=bool)
+        shown = np.flatnonzero(on_table & self._in_view(positions))
         if len(shown):
             self._draw_balls(
                 image,
                 [snapshot.balls[i] for i in shown],
-                np.asarray(snapshot.positions, dtype=np.float64)[shown],
+                positions[shown],
                 np.asarray(snapshot.orientations, dtype=np.float64)[shown],
             )
         for occluder in snapshot.occluders:
@@ -233,6 +236,16 @@ class TableRenderer:
         return image
 
     # Balls -------------------------------------------------------------------------------------
+
+    def _in_view(self, centres: np.ndarray) -> np.ndarray:
+        """Balls in front of the camera and within the lens's field: a distortion polynomial
+        folds back outside it, so balls beyond it (off the table, far away) are not drawn."""
+        cam = centres @ self.camera.rotation.T + np.array(self.camera.tvec)
+        depth = cam[:, 2]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            radius = np.hypot(cam[:, 0], cam[:, 1]) / depth
+            margin = BALL_RADIUS_MM / depth
+        return (depth > BALL_RADIUS_MM) & (radius - margin < self._view_radius)
 
     def _draw_balls(
         self,
@@ -243,15 +256,18 @@ class TableRenderer:
     ) -> None:
         geo = _ball_geometry(self.camera, self._camera_position, centres)
         shadows = _shadow_sprites(geo, centres)
+        black = np.zeros((*shadows.alpha.shape[1:], 3), dtype=np.uint8)
         for i in range(len(balls)):
-            _darken(image, shadows.origin[i], shadows.alpha[i])
+            _blend(image, shadows.origin[i], shadows.alpha[i], black)
         numbers = np.array([b.number for b in balls])
         sprites = _ball_sprites(geo, centres, orientations, numbers, self._looks, self._lamps)
         vignette = _vignette_at(self.camera, self.config.vignetting, geo.centre_px)
+        colour = sprites.colour * vignette.astype(np.float32)[:, None, None, None] + 0.5
+        colour = np.clip(colour, 0.0, 255.0).astype(np.uint8)
         # Farthest first, so nearer balls (airborne, on top) cover farther ones.
         distance = np.linalg.norm(centres - self._camera_position, axis=1)
         for i in np.argsort(-distance):
-            _blend(image, sprites.origin[i], sprites.alpha[i], sprites.colour[i] * vignette[i])
+            _blend(image, sprites.origin[i], sprites.alpha[i], colour[i])
 
     # Occluders ---------------------------------------------------------------------------------
 
@@ -321,6 +337,13 @@ def _ball_geometry(camera: CameraModel, eye: np.ndarray, centres: np.ndarray) ->
     affine = np.stack(((px[1] - px[2]) / 2, (px[3] - px[4]) / 2), axis=2)
     base_affine = np.stack(((px[6] - px[7]) / 2, (px[8] - px[9]) / 2), axis=2)
     return _BallGeometry(px[0], affine, view, np.stack((u, v), axis=1), px[5], base_affine)
+
+
+def _view_radius(camera: CameraModel) -> float:
+    """Largest ideal (undistorted) radius x/z seen in the image, with a little to spare."""
+    w, h = camera.image_size
+    corners = np.array([(0.0, 0.0), (w - 1.0, 0.0), (0.0, h - 1.0), (w - 1.0, h - 1.0)])
+    return float(np.max(np.linalg.norm(camera.undistort(corners), axis=1))) * 1.05
 
 
 def sprite_outline_error_px(
@@ -415,16 +438,17 @@ def _ball_sprites(
     power = (LAMP_HEIGHT_MM**2 / lamp_dist2) / len(lamp_positions) * 1.6  # (m, K)
     halfway = to_lamp + geo.to_camera[:, None]
     halfway /= np.linalg.norm(halfway, axis=-1, keepdims=True)
-    light = np.full(qu.shape, _AMBIENT, dtype=np.float32)
+    # Lambert from lamps above is linear in the normal while every lamp lights the point, so
+    # the lamps fold into one weighted direction (exact on the upper, visible part of a ball).
+    lit = (_DIFFUSE * power[..., None] * to_lamp).sum(axis=1).astype(np.float32)[..., None, None]
+    light = _AMBIENT + np.maximum(sum(normal[i] * lit[:, i] for i in range(3)), 0.0)
     shine = np.zeros(qu.shape, dtype=np.float32)
     for k in range(len(lamp_positions)):
-        lk = to_lamp[:, k].astype(np.float32)[:, :, None, None]
         hk = halfway[:, k].astype(np.float32)[:, :, None, None]
-        pk = power[:, k].astype(np.float32)[:, None, None]
-        cos_l = normal[0] * lk[:, 0] + normal[1] * lk[:, 1] + normal[2] * lk[:, 2]
-        cos_h = normal[0] * hk[:, 0] + normal[1] * hk[:, 1] + normal[2] * hk[:, 2]
-        light += (_DIFFUSE * pk) * np.maximum(cos_l, 0.0)
-        shine += np.sqrt(pk) * np.maximum(cos_h, 0.0) ** _SHININESS
+        gloss = np.maximum(normal[0] * hk[:, 0] + normal[1] * hk[:, 1] + normal[2] * hk[:, 2], 0.0)
+        for _ in range(_SHININESS_SQUARINGS):
+            gloss *= gloss
+        shine += np.sqrt(power[:, k]).astype(np.float32)[:, None, None] * gloss
     colour = albedo * light[..., None] + (255.0 * _SPECULAR) * shine[..., None]
     return _Sprites(origin, alpha, colour)
 
@@ -462,23 +486,13 @@ def _clip_box(
 
 
 def _blend(image: np.ndarray, origin: np.ndarray, alpha: np.ndarray, colour: np.ndarray) -> None:
+    """Mix a uint8 sprite into the image where it covers it (``alpha``), clipped to the image."""
     box = _clip_box(image, origin, alpha.shape[0])
     if box is None:
         return
     iy, ix, sy, sx = box
-    a = alpha[sy, sx, None]
-    region = image[iy, ix].astype(np.float32)
-    mixed = region + a * (np.clip(colour[sy, sx], 0.0, 255.0) - region)
-    image[iy, ix] = (mixed + 0.5).astype(np.uint8)
-
-
-def _darken(image: np.ndarray, origin: np.ndarray, alpha: np.ndarray) -> None:
-    box = _clip_box(image, origin, alpha.shape[0])
-    if box is None:
-        return
-    iy, ix, sy, sx = box
-    region = image[iy, ix].astype(np.float32)
-    image[iy, ix] = (region * (1.0 - alpha[sy, sx, None]) + 0.5).astype(np.uint8)
+    a = alpha[sy, sx]
+    image[iy, ix] = cv2.blendLinear(image[iy, ix], colour[sy, sx], 1.0 - a, a)
 
 
 def _soft_shadow(image: np.ndarray, outline_px: np.ndarray, strength: float) -> None:
