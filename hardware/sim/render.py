@@ -261,8 +261,10 @@ class TableRenderer:
             _blend(image, shadows.origin[i], shadows.alpha[i], black)
         numbers = np.array([b.number for b in balls])
         sprites = _ball_sprites(geo, centres, orientations, numbers, self._looks, self._lamps)
-        vignette = _vignette_at(self.camera, self.config.vignetting, geo.centre_px)
-        colour = sprites.colour * vignette.astype(np.float32)[:, None, None, None] + 0.5
+        shade = _vignette_at(self.camera, self.config.vignetting, geo.centre_px)
+        # A ball below its resting height is dropping into a pocket: into the dark.
+        shade *= np.clip(centres[:, 2] / BALL_RADIUS_MM, 0.15, 1.0)
+        colour = sprites.colour * shade.astype(np.float32)[:, None, None, None] + 0.5
         colour = np.clip(colour, 0.0, 255.0).astype(np.uint8)
         # Farthest first, so nearer balls (airborne, on top) cover farther ones.
         distance = np.linalg.norm(centres - self._camera_position, axis=1)

@@ -166,6 +166,32 @@ def test_a_pocketed_ball_is_not_drawn(plain) -> None:
     assert mask[y - 20 : y + 20, x - 20 : x + 20].sum() > 200
 
 
+def test_an_airborne_ball_looks_bigger_and_leaves_its_shadow_behind(plain) -> None:
+    def blob(z: float) -> tuple[np.ndarray, int]:
+        frame = plain.render(snapshot({BallId.CUE: (700.0, 300.0, z)}))
+        centre = plain.camera.project(np.array([[700.0, 300.0, z]]))[0]
+        return _blob_near(_ball_mask(plain, frame), centre, half=40)
+
+    (_, resting), (found, flying) = blob(R), blob(R + 400.0)
+    lifted = plain.camera.project(np.array([[700.0, 300.0, R + 400.0]]))[0]
+    assert np.linalg.norm(found - lifted) < 0.5
+    # 400 mm nearer a camera 2.6 m up: about 18 % wider, 40 % more area.
+    assert flying / resting == pytest.approx(((2600 - R) / (2600 - R - 400)) ** 2, rel=0.08)
+    # A hop of 100 mm (a jump shot): the ball is drawn away from the spot under it, which
+    # its (softer) shadow darkens.
+    frame = plain.render(snapshot({BallId.CUE: (700.0, 300.0, R + 100.0)}))
+    under = plain.camera.project(np.array([[700.0, 300.0, 0.0]]))[0].round().astype(int)
+    assert frame[under[1], under[0]].sum() < plain.background[under[1], under[0]].sum() - 10
+
+
+def test_a_ball_dropping_into_a_pocket_darkens(plain) -> None:
+    spot = (HX - R, 0.0)
+    at_rest = plain.render(snapshot({BallId.CUE: spot}))
+    dropping = plain.render(snapshot({BallId.CUE: (*spot, 0.3 * R)}))
+    x, y = plain.camera.project(np.array([[*spot, R]]))[0].round().astype(int)
+    assert dropping[y, x].sum() < 0.5 * at_rest[y, x].sum()
+
+
 def test_balls_out_of_view_are_not_drawn(plain) -> None:
     far = {BallId.CUE: (20_000.0, 0.0), BallId.ONE: (0.0, 0.0, 5000.0), BallId.TWO: (0, -9e4)}
     frame = plain.render(snapshot(far))
