@@ -153,7 +153,7 @@ class CameraModel:
         table = cam @ self.rotation  # R^T applied to each row
         return table / np.linalg.norm(table, axis=1, keepdims=True)
 
-    def to_table(self, pixels: np.ndarray, z_mm: float) -> np.ndarray:
+    def to_table(self, pixels: np.ndarray, z_mm: float | np.ndarray) -> np.ndarray:
         """Table (x, y) where the rays through ``pixels`` meet the plane z = ``z_mm``.
 
         Use ``z_mm`` = ball radius for ball centres (DESIGN.md: map on the plane of ball centres),
@@ -161,7 +161,7 @@ class CameraModel:
 
         Args:
             pixels: (n, 2) distorted pixel coordinates.
-            z_mm: Height of the plane above the cloth.
+            z_mm: Height of the plane above the cloth, one for all or (n,) one per pixel.
 
         Returns:
             (n, 2) table millimetres.
@@ -172,12 +172,13 @@ class CameraModel:
         dirs = self.rays(pixels)
         origin = self.position_mm
         with np.errstate(divide="ignore", invalid="ignore"):
-            scale = (z_mm - origin[2]) / dirs[:, 2]
+            scale = (np.asarray(z_mm, dtype=np.float64) - origin[2]) / dirs[:, 2]
         if not np.all(np.isfinite(scale) & (scale > 0)):
             bad = int(np.flatnonzero(~(np.isfinite(scale) & (scale > 0)))[0])
+            z_bad = float(np.broadcast_to(z_mm, scale.shape)[bad])
             raise CalibrationError(
                 f"camera: the ray through pixel {tuple(np.round(pixels[bad], 1))} "
-                f"never reaches the plane z = {z_mm} mm"
+                f"never reaches the plane z = {z_bad} mm"
             )
         return origin[:2] + scale[:, None] * dirs[:, :2]
 
@@ -249,6 +250,24 @@ class CameraModel:
         residual = posed.project(obj) - img
         return posed, float(np.sqrt(np.mean(np.sum(residual**2, axis=1))))
 
+    def reprojection_error(self, points_mm: np.ndarray, pixels: np.ndarray) -> tuple[float, float]:
+        """How well this camera explains observations of known points.
+
+        Args:
+            points_mm: (n, 3) known table points.
+            pixels: (n, 2) where they were seen.
+
+        Returns:
+            RMS error in pixels (projected points vs observed pixels), and in millimetres
+            (observed pixels mapped back onto each point's own horizontal plane vs the points).
+        """
+        obj = np.asarray(points_mm, dtype=np.float64).reshape(-1, 3)
+        img = np.asarray(pixels, dtype=np.float64).reshape(-1, 2)
+        px = np.sqrt(np.mean(np.sum((self.project(obj) - img) ** 2, axis=1)))
+        back = self.to_table(img, obj[:, 2])
+        mm = np.sqrt(np.mean(np.sum((back - obj[:, :2]) ** 2, axis=1)))
+        return float(px), float(mm)
+
     def with_pose(self, rvec: np.ndarray, tvec: np.ndarray) -> CameraModel:
         """The same lens at another pose."""
         return CameraModel(
@@ -263,6 +282,28 @@ class CameraModel:
         )
 
     # Construction ------------------------------------------------------------------------------
+
+    @classmethod
+    def default(
+        cls, image_size: tuple[int, int], *, hfov_deg: float = 70.0, height_mm: float = 2600.0
+    ) -> CameraModel:
+        """A sensible camera when the lens was never calibrated: square pixels, the principal
+        point in the middle, no distortion, a typical webcam's horizontal field of view, and a
+        starting pose straight above the centre spot (`solve_pose` then finds the real one)."""
+        width, height = image_size
+        focal = (width / 2) / math.tan(math.radians(hfov_deg) / 2)
+        rot = np.array([[1.0, 0, 0], [0, -1.0, 0], [0, 0, -1.0]])
+        rvec = cv2.Rodrigues(rot)[0].reshape(3)
+        return cls(
+            image_size,
+            focal,
+            focal,
+            (width - 1) / 2,
+            (height - 1) / 2,
+            NO_DISTORTION,
+            tuple(rvec),
+            (0.0, 0.0, height_mm),
+        )
 
     @classmethod
     def overhead(

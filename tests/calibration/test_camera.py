@@ -133,3 +133,34 @@ def test_json_round_trip_keeps_the_mapping() -> None:
     assert again == cam
     pts = _points_on_table(7, 10, BALL_RADIUS_MM)
     assert np.array_equal(again.project(pts), cam.project(pts))
+
+
+def test_default_camera_is_a_plain_webcam_above_the_centre_spot() -> None:
+    cam = CameraModel.default((1280, 720), hfov_deg=90.0, height_mm=2500.0)
+    assert cam.fx == pytest.approx(640.0) and cam.fy == cam.fx
+    assert cam.distortion == NO_DISTORTION
+    assert cam.height_mm == pytest.approx(2500.0)
+    centre = cam.project(np.array([[0.0, 0.0, 0.0]]))[0]
+    assert centre == pytest.approx((639.5, 359.5))
+    foot_left = cam.project(np.array([[1000.0, 500.0, 0.0]]))[0]
+    assert foot_left[0] > 639.5 and foot_left[1] < 359.5
+
+
+def test_reprojection_error_is_reported_in_pixels_and_millimetres() -> None:
+    cam = CameraModel.overhead(TABLE, distortion=MILD_BARREL)
+    pts = np.vstack([_points_on_table(9, 20, 0.0), _points_on_table(10, 20, BALL_RADIUS_MM)])
+    exact = cam.project(pts)
+    assert cam.reprojection_error(pts, exact) == pytest.approx((0.0, 0.0), abs=1e-6)
+    rng = np.random.default_rng(2)
+    angles = rng.uniform(0, 2 * np.pi, len(pts))
+    off_by_one = exact + np.column_stack((np.cos(angles), np.sin(angles)))
+    px, mm = cam.reprojection_error(pts, off_by_one)
+    assert px == pytest.approx(1.0)
+    assert mm == pytest.approx(cam.mm_per_pixel(np.array([0.0, 0.0, 0.0])), rel=0.15)
+
+
+def test_to_table_takes_one_plane_per_pixel() -> None:
+    cam = CameraModel.overhead(TABLE, tilt_deg=3, distortion=MILD_BARREL)
+    pts = np.array([(100.0, 200.0, 0.0), (-900.0, 400.0, BALL_RADIUS_MM), (1200, -600, 36.3)])
+    back = cam.to_table(cam.project(pts), pts[:, 2])
+    assert np.abs(back - pts[:, :2]).max() < 1e-6
