@@ -27,9 +27,6 @@ from rules.table import Point
 
 log = logging.getLogger(__name__)
 
-DEFAULT_HORIZONTAL_FOV_DEG = 70.0
-"""Field of view of the default lens: a typical wide webcam."""
-
 
 class HeadSide(StrEnum):
     """Which side of the image the head cushion is on."""
@@ -66,13 +63,6 @@ class PoseSolution:
     reprojection_px: float
     reprojection_mm: float
     intrinsics: IntrinsicsSource
-
-
-def default_lens(image_size: tuple[int, int]) -> CameraModel:
-    """A distortion-free lens with a typical webcam field of view, centred principal point."""
-    width, height = image_size
-    focal = (width / 2) / math.tan(math.radians(DEFAULT_HORIZONTAL_FOV_DEG) / 2)
-    return CameraModel(image_size, focal, focal, (width - 1) / 2, (height - 1) / 2)
 
 
 def nose_corners_mm(table: TableSpec, head: HeadSide) -> np.ndarray:
@@ -187,7 +177,7 @@ def _lens_from_perspective(
     the plane's two axes are orthogonal and equally long in the camera frame), with square
     pixels and a centred principal point. A view from nearly straight above carries no focal
     information, so then, or when the estimate is implausible, fall back to the default lens."""
-    default = default_lens(image_size)
+    default = CameraModel.default(image_size)
     plane = nose_corners_mm(table, head)[:, :2].astype(np.float32)
     h = cv2.getPerspectiveTransform(plane, corners.astype(np.float32))
     shift = np.array([[1, 0, -default.cx], [0, 1, -default.cy], [0, 0, 1]])
