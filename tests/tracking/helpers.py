@@ -1,0 +1,81 @@
+"""Running synthetic shots through the tracking pipeline, for the tests and the bench."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from rules.balls import BallId
+from rules.events import EventKind, ShotEvent
+from rules.shot import Shot
+from tests.tracking.synth import TABLE, Sim
+from tracking.model import TrackerConfig, TrackFrame
+from tracking.pipeline import assemble, segment, track, with_signals
+from vision.detections import Detections
+
+
+@dataclass
+class Run:
+    """What the pipeline made of one shot."""
+
+    frames: list[TrackFrame]
+    events: list[ShotEvent]
+    shots: list[Shot]
+
+    def of_kind(self, kind: EventKind) -> list[ShotEvent]:
+        """Events of one kind."""
+        return [e for e in self.events if e.kind is kind]
+
+
+def run(
+    detections: list[Detections],
+    signals=(),
+    config: TrackerConfig | None = None,
+) -> Run:
+    """Track, segment and assemble a list of detections."""
+    frames: list[TrackFrame] = []
+    events: list[ShotEvent] = []
+
+    def pairs():
+        for frame, evs in segment(TABLE, track(TABLE, with_signals(detections, signals), config)):
+            frames.append(frame)
+            events.extend(evs)
+            yield frame, evs
+
+    shots = list(assemble(TABLE, pairs()))
+    return Run(frames, events, shots)
+
+
+def identity_swaps(sim: Sim, result: Run, tolerance_mm: float = 30.0) -> int:
+    """Frames in which a seen ball's track is not where that ball truly is."""
+    bad = 0
+    for truth, frame in zip(sim.positions, result.frames, strict=True):
+        for ball, p in truth.items():
+            row = frame.row(ball)
+            if frame.seen[row] and np.hypot(*(frame.positions[row] - p)) > tolerance_mm:
+                bad += 1
+    return bad
+
+
+def matched(truth: list[ShotEvent], found: list[ShotEvent], window: float) -> tuple[int, int, int]:
+    """(true positives, false positives, false negatives) of events matched by kind, balls,
+    cushion or pocket, within ``window`` seconds."""
+    used: set[int] = set()
+    tp = 0
+    for t in truth:
+        for i, f in enumerate(found):
+            if i in used or f.kind is not t.kind or set(f.balls) != set(t.balls):
+                continue
+            if f.cushion != t.cushion or f.pocket != t.pocket:
+                continue
+            if abs(f.time - t.time) <= window:
+                used.add(i)
+                tp += 1
+                break
+    return tp, len(found) - len(used), len(truth) - tp
+
+
+def balls(*names: str) -> tuple[BallId, ...]:
+    """Ball ids from names."""
+    return tuple(BallId(n) for n in names)

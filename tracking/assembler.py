@@ -1,0 +1,279 @@
+"""The shot assembler: track frames + shot events -> `rules.shot.Shot` records.
+
+A shot runs from its cue strike to all balls at rest. The Shot derives first contact, pocketed
+balls and cushion contacts from its events; this module fills the evidence fields that events
+cannot carry, measured from the track: balls moving at the strike (3.14), frozen balls (3.38),
+object balls near a cushion (6.7.2), the double-hit measure (2.20), push (3.24) and jump (3.26,
+3.27) evidence, and the cue ball's placement when the shot began with ball in hand (3.16).
+
+Events between shots (a ball disturbed while the cue ball is placed, a ball settling into a pocket)
+are kept and handed to the next shot, ahead of its strike.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from calibration.table import TableSpec
+from rules.balls import BallId
+from rules.events import EventKind, ShotEvent
+from rules.shot import (
+    DoubleHitEvidence,
+    Frozen,
+    JumpEvidence,
+    Layout,
+    NearCushion,
+    Placement,
+    PushEvidence,
+    Shot,
+)
+from tracking.model import BALLS, CUE_ROW, TrackFrame
+
+CHALK_WIDTH_MM = 22.0
+"""About the width of a chalk cube: rule 2.20's gap under which a double hit is possible."""
+
+
+@dataclass(frozen=True, slots=True)
+class AssemblerConfig:
+    """Settings of the shot assembler.
+
+    Attributes:
+        frozen_gap_mm: A gap (ball-cushion or ball-ball) at or under this is frozen (3.38):
+            rest positions are averaged over many frames, so a few mm is within measurement.
+        jump_growth: Apparent radius growth above which the cue ball is called airborne.
+        push_window_s: How long after the strike the cue ball's speed is watched for a push.
+        double_hit_window_s: How long after the strike the cue ball's forward travel is watched.
+    """
+
+    frozen_gap_mm: float = 3.0
+    jump_growth: float = 1.08
+    push_window_s: float = 0.3
+    double_hit_window_s: float = 0.5
+
+
+@dataclass
+class _OpenShot:
+    strike: ShotEvent
+    at_strike: TrackFrame
+    events: list[ShotEvent]
+    cue_path: list[tuple[float, np.ndarray, float]] = field(default_factory=list)
+    overlaps: set[BallId] = field(default_factory=set)
+    ball_in_hand: bool = False
+    rest_radius_px: float = math.nan
+
+
+class ShotAssembler:
+    """Collects events into shots and measures their evidence."""
+
+    def __init__(
+        self, table: TableSpec, config: AssemblerConfig | None = None, first_index: int = 0
+    ) -> None:
+        self.table = table
+        self.config = config or AssemblerConfig()
+        self._index = first_index
+        self._recent: deque[TrackFrame] = deque(maxlen=8)
+        self._open: _OpenShot | None = None
+        self._between: list[ShotEvent] = []
+        self._ball_in_hand = True
+        self._cue_radius: deque[float] = deque(maxlen=30)
+
+    def update(self, frame: TrackFrame, events: list[ShotEvent]) -> list[Shot]:
+        """Fold one frame and the events the segmenter decided with it; return finished shots."""
+        self._recent.append(frame)
+        done: list[Shot] = []
+        if not frame.status[CUE_ROW].on_table:
+            self._ball_in_hand = True
+        for event in sorted(events, key=lambda e: e.time):
+            if event.kind is EventKind.CUE_STRIKE:
+                if self._open is not None:
+                    done.append(self._close(None, frame))
+                self._start(event)
+            elif self._open is None:
+                self._between.append(event)
+            else:
+                self._open.events.append(event)
+                if event.kind is EventKind.ALL_AT_REST:
+                    done.append(self._close(event.time, frame))
+        if self._open is not None:
+            self._watch(frame)
+        elif frame.seen[CUE_ROW] and not math.isnan(frame.radius_px[CUE_ROW]):
+            self._cue_radius.append(float(frame.radius_px[CUE_ROW]))
+        return done
+
+    def finish(self) -> list[Shot]:
+        """Close a shot still open when the input ends (its end_time stays None)."""
+        if self._open is None or not self._recent:
+            return []
+        return [self._close(None, self._recent[-1])]
+
+    # -- shot lifecycle -------------------------------------------------------------------------
+
+    def _start(self, strike: ShotEvent) -> None:
+        before = [f for f in self._recent if f.time <= strike.time]
+        at_strike = before[-1] if before else self._recent[0]
+        radius = float(np.median(self._cue_radius)) if self._cue_radius else math.nan
+        self._open = _OpenShot(
+            strike,
+            at_strike,
+            [*self._between, strike],
+            ball_in_hand=self._ball_in_hand,
+            rest_radius_px=radius,
+        )
+        self._between = []
+        for f in self._recent:
+            if f.time > strike.time:
+                self._watch(f)
+
+    def _watch(self, frame: TrackFrame) -> None:
+        shot = self._open
+        if shot.cue_path and frame.time <= shot.cue_path[-1][0]:
+            return
+        if not frame.status[CUE_ROW].on_table or np.isnan(frame.positions[CUE_ROW]).any():
+            return
+        if not frame.seen[CUE_ROW]:
+            return
+        cue = frame.positions[CUE_ROW].copy()
+        shot.cue_path.append((frame.time, cue, float(frame.radius_px[CUE_ROW])))
+        on = frame.on_table.copy()
+        on[CUE_ROW] = False
+        gaps = np.hypot(*(frame.positions[on] - cue).T)
+        for row, gap in zip(np.flatnonzero(on), gaps, strict=True):
+            if gap < 0.8 * self.table.ball_diameter:
+                shot.overlaps.add(BALLS[row])
+
+    def _close(self, end_time: float | None, frame: TrackFrame) -> Shot:
+        shot = self._open
+        self._open = None
+        self._cue_radius.clear()
+        at_strike = _layout(shot.at_strike)
+        events = tuple(sorted(shot.events, key=lambda e: e.time))
+        record = Shot(
+            index=self._index,
+            strike_time=shot.strike.time,
+            end_time=end_time,
+            at_strike=at_strike,
+            at_rest=_layout(frame),
+            events=events,
+            moving_at_strike=self._moving(shot.at_strike),
+            frozen=self._frozen(at_strike),
+            near_cushion=self._near_cushion(at_strike),
+            double_hit=self._double_hit(shot, at_strike),
+            push=self._push(shot),
+            jump=self._jump(shot, events),
+            placement=self._placement(shot, at_strike),
+        )
+        self._index += 1
+        lost = set(record.pocketed) | set(record.left_table)
+        self._ball_in_hand = BallId.CUE in lost
+        return record
+
+    # -- evidence -------------------------------------------------------------------------------
+
+    def _moving(self, frame: TrackFrame) -> tuple[BallId, ...]:
+        return tuple(
+            BALLS[r] for r in np.flatnonzero(frame.moving & frame.on_table) if r != CUE_ROW
+        )
+
+    def _frozen(self, layout: Layout) -> tuple[Frozen, ...]:
+        out: list[Frozen] = []
+        r = self.table.ball_diameter / 2
+        for ball, p in layout.positions:
+            for seg in self.table.cushions:
+                gap = seg.distance(p) - r
+                if gap <= self.config.frozen_gap_mm:
+                    out.append(Frozen(ball, max(gap, 0.0), cushion=seg.id))
+        cue = layout.get(BallId.CUE)
+        if cue is not None:
+            for ball, p in layout.positions:
+                gap = math.dist(cue, p) - self.table.ball_diameter
+                if ball is not BallId.CUE and gap <= self.config.frozen_gap_mm:
+                    out.append(Frozen(BallId.CUE, max(gap, 0.0), other=ball))
+        return tuple(out)
+
+    def _near_cushion(self, layout: Layout) -> tuple[NearCushion, ...]:
+        out = []
+        r, d = self.table.ball_diameter / 2, self.table.ball_diameter
+        for ball, p in layout.positions:
+            if ball is BallId.CUE:
+                continue
+            for seg in self.table.cushions:
+                gap = seg.distance(p) - r
+                if self.config.frozen_gap_mm < gap <= d:
+                    out.append(NearCushion(ball, seg.id, gap))
+        return tuple(out)
+
+    def _double_hit(self, shot: _OpenShot, layout: Layout) -> DoubleHitEvidence | None:
+        cue = layout.get(BallId.CUE)
+        if cue is None:
+            return None
+        near = [
+            (math.dist(cue, p) - self.table.ball_diameter, b)
+            for b, p in layout.positions
+            if b is not BallId.CUE
+        ]
+        if not near:
+            return None
+        gap, ball = min(near)
+        if gap >= CHALK_WIDTH_MM:
+            return None
+        target = np.array(layout[ball])
+        start = np.array(cue)
+        direction = (target - start) / max(float(np.hypot(*(target - start))), 1e-9)
+        horizon = shot.strike.time + self.config.double_hit_window_s
+        travel = [float((p - start) @ direction) for t, p, _ in shot.cue_path if t <= horizon]
+        after = max(0.0, max(travel, default=0.0) - max(gap, 0.0))
+        return DoubleHitEvidence(ball, max(gap, 0.0), after, confidence=0.7)
+
+    def _push(self, shot: _OpenShot) -> PushEvidence | None:
+        path = [
+            (t, p) for t, p, _ in shot.cue_path if t <= shot.strike.time + self.config.push_window_s
+        ]
+        if len(path) < 3:
+            return None
+        times = np.array([t for t, _ in path])
+        pts = np.array([p for _, p in path])
+        speed = np.hypot(*np.diff(pts, axis=0).T) / np.diff(times)
+        mid = 0.5 * (times[1:] + times[:-1])
+        peak = int(np.argmax(speed))
+        # The speed at the first step already includes the strike; a push keeps accelerating.
+        acceleration = max(0.0, float(mid[peak] - shot.strike.time) - float(times[1] - times[0]))
+        return PushEvidence(acceleration, confidence=0.6)
+
+    def _jump(self, shot: _OpenShot, events: tuple[ShotEvent, ...]) -> JumpEvidence | None:
+        radii = [r for _, _, r in shot.cue_path if not math.isnan(r)]
+        growth = 1.0
+        if radii and not math.isnan(shot.rest_radius_px) and shot.rest_radius_px > 0:
+            growth = max(radii) / shot.rest_radius_px
+        touched = {
+            e.other(BallId.CUE)
+            for e in events
+            if e.kind is EventKind.BALL_BALL and BallId.CUE in e.balls
+        }
+        passed = tuple(sorted(shot.overlaps - touched, key=lambda b: b.number))
+        airborne = growth > self.config.jump_growth or bool(passed)
+        return JumpEvidence(airborne, growth, passed, confidence=0.7 if radii else 0.3)
+
+    def _placement(self, shot: _OpenShot, layout: Layout) -> Placement | None:
+        cue = layout.get(BallId.CUE)
+        if not shot.ball_in_hand or cue is None:
+            return None
+        touched = tuple(
+            e.ball
+            for e in shot.events
+            if e.kind is EventKind.BALL_DISTURBED and e.time < shot.strike.time
+        )
+        return Placement(
+            cue,
+            self.table.in_kitchen(cue),
+            cue[0] - self.table.head_string_x,
+            tuple(dict.fromkeys(touched)),
+        )
+
+
+def _layout(frame: TrackFrame) -> Layout:
+    on = frame.on_table & ~np.isnan(frame.positions[:, 0])
+    return Layout.of({BALLS[r]: tuple(frame.positions[r]) for r in np.flatnonzero(on)})

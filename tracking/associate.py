@@ -1,0 +1,76 @@
+"""Matching detections to balls: physics gates, identity evidence, each ball exists once.
+
+The cost of giving detection j to ball i is a position term (squared distance over the combined
+variance, halved: a negative log-likelihood) plus an identity term (minus the log of the
+probability vision gave ball i, with the "unknown" share spread over all 16). A detection farther
+than the ball could have travelled since it was last seen is not a candidate at all. Each ball
+gets at most one detection and each detection at most one ball: an assignment problem, solved by
+`scipy.optimize.linear_sum_assignment` with one "unseen" column per ball.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+_FORBIDDEN = 1e9
+_ID_FLOOR = 1e-4
+_KICK_COST = 3.0
+
+
+def identity_cost(identity: np.ndarray, unknown: np.ndarray) -> np.ndarray:
+    """(16, n) minus log probability that detection j is ball i."""
+    p = identity.T + unknown[None, :] / identity.shape[1]
+    return -np.log(p + _ID_FLOOR)
+
+
+def assign(
+    predicted: np.ndarray,
+    variance: np.ndarray,
+    gate: np.ndarray,
+    candidates: np.ndarray,
+    detections: np.ndarray,
+    det_variance: np.ndarray,
+    id_cost: np.ndarray,
+    miss_cost: np.ndarray,
+    free_position_cost: float,
+) -> dict[int, int]:
+    """Best ball -> detection matching.
+
+    Args:
+        predicted: (m, 2) predicted centres of the candidate balls (nan: position unknown).
+        variance: (m,) predicted position variance per axis, mm^2.
+        gate: (m,) how far (mm) each ball can be from its prediction (inf: anywhere).
+        candidates: (m,) row numbers (0-15) of the balls, indexing ``id_cost``.
+        detections: (n, 2) detected centres.
+        det_variance: (n,) detection variance per axis.
+        id_cost: (16, n) identity cost, from `identity_cost`.
+        miss_cost: (m,) cost of leaving each ball unmatched.
+        free_position_cost: Position cost for balls whose position is unknown (nan prediction).
+
+    Returns:
+        Mapping candidate index -> detection index.
+    """
+    m, n = len(candidates), len(detections)
+    if m == 0 or n == 0:
+        return {}
+    diff = predicted[:, None, :] - detections[None, :, :]
+    d2 = np.einsum("ijk,ijk->ij", diff, diff)
+    s2 = variance[:, None] + det_variance[None, :]
+    nominal = 0.5 * d2 / s2 + np.log(s2) * 0.5
+    # Anywhere inside the gate the ball may have been struck or hit since: a broad second
+    # hypothesis, a few nats dearer than the prediction, keeps such a ball matched.
+    kick2 = (gate[:, None] / 3.0) ** 2 + det_variance[None, :]
+    kicked = _KICK_COST + 0.5 * d2 / kick2 + np.log(kick2) * 0.5
+    position = np.minimum(nominal, kicked)
+    unknown_pos = np.isnan(d2)
+    position[unknown_pos] = free_position_cost
+    cost = position + id_cost[candidates]
+    outside = ~unknown_pos & (np.sqrt(np.where(unknown_pos, 0.0, d2)) > gate[:, None])
+    cost[outside | ~np.isfinite(cost)] = _FORBIDDEN
+    misses = np.full((m, m), _FORBIDDEN)
+    np.fill_diagonal(misses, miss_cost)
+    rows, cols = linear_sum_assignment(np.hstack([cost, misses]))
+    return {
+        int(r): int(c) for r, c in zip(rows, cols, strict=True) if c < n and cost[r, c] < _FORBIDDEN
+    }

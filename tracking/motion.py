@@ -1,0 +1,125 @@
+"""One ball's Kalman filter in the table frame: state (x, vx, y, vy) in mm and mm/s.
+
+A moving ball follows a rolling-deceleration model: constant velocity plus a control input of
+`rolling_decel` against the direction of motion. A ball at rest is held still: its velocity is
+pinned to zero and its process noise is tiny. Near a contact the process noise is raised, and a
+measurement the model cannot explain (a collision, a cushion) re-seeds the filter instead of being
+averaged in, which is what makes constant-velocity trackers swap ids (norfair issue 288).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from filterpy.common import Q_discrete_white_noise
+from filterpy.kalman import KalmanFilter
+
+from tracking.model import TrackerConfig
+
+_H = np.array([[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]])
+
+_SEED_SPEED_SIGMA = 3000.0
+"""Velocity standard deviation (mm/s) of a freshly seeded filter: we know little."""
+
+
+def _transition(dt: float) -> np.ndarray:
+    return np.array(
+        [[1.0, dt, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, dt], [0.0, 0.0, 0.0, 1.0]]
+    )
+
+
+def _control(dt: float) -> np.ndarray:
+    return np.array([[0.5 * dt * dt, 0.0], [dt, 0.0], [0.0, 0.5 * dt * dt], [0.0, dt]])
+
+
+class BallFilter:
+    """A filterpy `KalmanFilter` for one ball, with the pool-specific predict and re-seed."""
+
+    def __init__(self, position: np.ndarray, sigma: float, config: TrackerConfig) -> None:
+        self.config = config
+        self.kf = KalmanFilter(dim_x=4, dim_z=2)
+        self.kf.H = _H.copy()
+        self._noise_cache: dict[tuple[float, float], np.ndarray] = {}
+        self.seed(position, np.zeros(2), sigma, speed_sigma=1.0)
+
+    @property
+    def position(self) -> np.ndarray:
+        """(2,) filtered centre, mm."""
+        return self.kf.x[0::2, 0]
+
+    @property
+    def velocity(self) -> np.ndarray:
+        """(2,) filtered velocity, mm/s."""
+        return self.kf.x[1::2, 0]
+
+    @property
+    def position_sigma(self) -> float:
+        """Isotropic position standard deviation, mm."""
+        return float(np.sqrt(0.5 * (self.kf.P[0, 0] + self.kf.P[2, 2])))
+
+    def seed(
+        self, position: np.ndarray, velocity: np.ndarray, sigma: float, speed_sigma: float
+    ) -> None:
+        """Restart the filter at a measured position and velocity (after a contact)."""
+        self.kf.x = np.array([[position[0]], [velocity[0]], [position[1]], [velocity[1]]])
+        self.kf.P = np.diag([sigma**2, speed_sigma**2, sigma**2, speed_sigma**2])
+
+    def hold_still(self) -> None:
+        """Pin the velocity to zero: the ball is at rest."""
+        self.kf.x[1, 0] = 0.0
+        self.kf.x[3, 0] = 0.0
+        self.kf.P[1, :] = 0.0
+        self.kf.P[:, 1] = 0.0
+        self.kf.P[3, :] = 0.0
+        self.kf.P[:, 3] = 0.0
+
+    def _process_noise(self, dt: float, accel_sigma: float) -> np.ndarray:
+        key = (round(dt, 6), accel_sigma)
+        q = self._noise_cache.get(key)
+        if q is None:
+            q = Q_discrete_white_noise(dim=2, dt=dt, var=accel_sigma**2, block_size=2)
+            self._noise_cache[key] = q
+        return q
+
+    def predict(self, dt: float, at_rest: bool, near_contact: bool) -> None:
+        """Advance the state by ``dt`` seconds."""
+        if dt <= 0:
+            return
+        if at_rest:
+            self.kf.P[0, 0] += self.config.rest_noise**2 * dt**2
+            self.kf.P[2, 2] += self.config.rest_noise**2 * dt**2
+            return
+        accel = self.config.contact_noise if near_contact else self.config.accel_noise
+        v = self.velocity
+        speed = float(np.hypot(v[0], v[1]))
+        # Rolling resistance slows the ball but never turns it round within one step.
+        decel = min(self.config.rolling_decel, speed / dt) if speed > 0 else 0.0
+        u = (-decel * v / speed).reshape(2, 1) if speed > 0 else np.zeros((2, 1))
+        self.kf.predict(u=u, B=_control(dt), F=_transition(dt), Q=self._process_noise(dt, accel))
+
+    def update_still(self, z: np.ndarray, sigma: float) -> None:
+        """Fuse a measurement of a ball at rest: the filter's update with the velocity pinned
+        at zero, in closed form (each axis is a scalar Kalman gain), because most balls rest
+        most of the time and this runs for each of them every frame."""
+        r2 = sigma * sigma
+        for i, j in ((0, 0), (2, 1)):
+            p = self.kf.P[i, i]
+            gain = p / (p + r2)
+            self.kf.x[i, 0] += gain * (z[j] - self.kf.x[i, 0])
+            self.kf.P[i, i] = (1.0 - gain) * p
+        self.kf.P[0, 2] = self.kf.P[2, 0] = 0.0
+        self.kf.x[1, 0] = self.kf.x[3, 0] = 0.0
+
+    def innovation_nis(self, z: np.ndarray, sigma: float) -> float:
+        """Normalised innovation squared of a measurement against the prediction."""
+        s = self.kf.P[np.ix_([0, 2], [0, 2])] + np.eye(2) * sigma**2
+        y = z - self.position
+        return float(y @ np.linalg.solve(s, y))
+
+    def update(self, z: np.ndarray, sigma: float) -> None:
+        """Fuse one position measurement (mm) with standard deviation ``sigma``."""
+        self.kf.update(z.reshape(2, 1), R=np.eye(2) * sigma**2)
+
+    def reseed_from(self, z: np.ndarray, previous: np.ndarray, dt: float, sigma: float) -> None:
+        """Re-seed at ``z`` with the velocity of the last measured step (a contact happened)."""
+        velocity = (z - previous) / dt if dt > 0 else self.velocity
+        self.seed(z, velocity, sigma, speed_sigma=max(_SEED_SPEED_SIGMA / 3, 2 * sigma / dt))

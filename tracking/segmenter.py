@@ -1,0 +1,439 @@
+"""The shot-event segmenter: TrackFrame -> list[ShotEvent], one frame at a time.
+
+It works one frame behind the tracker, so that every frame interval (t0, t1] it judges has a clean
+velocity on each side: before = the step into t0, after = the step out of t1. A contact is a pair
+of balls (or a ball and a cushion nose) that reach touching distance inside the interval and whose
+velocities change there. The time is solved inside the interval: when the two centres, carried on
+with their incoming velocities, are one diameter apart (and, from the outgoing side, carried back);
+for a cushion, when the centre is one radius from the nose line. Each event's time_uncertainty is
+honest about the frame interval and the position noise.
+
+The cue strike is the cue ball leaving rest with no ball contact to explain it; it is never a
+ball-ball contact. A ball leaving rest with nothing near it is disturbed (rule 3.21). All balls at
+rest ends the shot (rule 3.15): the tracker's rest test (`TrackerConfig.rest_window`) decides a
+ball is still, and the event's time is when the last ball stopped.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from calibration.table import TableSpec
+from rules.balls import BallId
+from rules.events import EventKind, EvidenceSource, ShotEvent
+from tracking.geometry import TableCache
+from tracking.model import BALLS, CUE_ROW, BallStatus, TrackFrame
+
+SETTLE_REST_S = 5.0
+"""A ball that drops after resting this long dropped on its own (second rule 3.21)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SegmenterConfig:
+    """Settings of the segmenter.
+
+    Attributes:
+        touch_tolerance_mm: Extra centre distance, beyond one diameter (ball-ball) or one radius
+            (cushion), still counted as touching: measurement noise plus cushion compression.
+        min_turn_mm_s: Smallest velocity change (mm/s) counted as a contact's kick, on top of
+            the noise of a velocity measured over one frame.
+        noise_sigmas: The velocity change must also exceed this many noise standard deviations.
+        disturb_clearance_mm: A ball that starts moving with no other ball within this gap
+            (surface to surface) was disturbed, not hit.
+    """
+
+    touch_tolerance_mm: float = 12.0
+    min_turn_mm_s: float = 120.0
+    noise_sigmas: float = 4.0
+    disturb_clearance_mm: float = 25.0
+
+
+class Segmenter:
+    """Turns the tracker's frames into shot events."""
+
+    def __init__(self, table: TableSpec, config: SegmenterConfig | None = None) -> None:
+        self.table = table
+        self.config = config or SegmenterConfig()
+        self._frames: deque[TrackFrame] = deque(maxlen=4)
+        self._in_shot = False
+        self._pair_last: dict[tuple[int, int], float] = {}
+        self._cushion_last: dict[int, float] = {}
+        self._in_pocket: dict[int, object] = {}
+        self._rest_reported: set[int] = set()
+        self._strike_time = -math.inf
+        self._last_departure = -math.inf
+        self._d = table.ball_diameter
+        self._geo = TableCache(table)
+        self._cushions = self._geo.cushions
+
+    @property
+    def in_shot(self) -> bool:
+        """True between a cue strike and all balls at rest."""
+        return self._in_shot
+
+    def update(self, frame: TrackFrame) -> list[ShotEvent]:
+        """Fold one track frame; return the events decided with it, in time order."""
+        self._frames.append(frame)
+        events: list[ShotEvent] = []
+        events += self._departures(frame)
+        if len(self._frames) >= 3:
+            f0, f1, f2 = self._frames[-3], self._frames[-2], self._frames[-1]
+            contacts = self._ball_contacts(f0, f1, f2)
+            events += contacts
+            events += self._starts(f0, f1, f2, contacts)
+            events += self._cushion_contacts(f0, f1, f2)
+            events += self._rebounds(f1)
+        events += self._rest(frame)
+        events.sort(key=lambda e: e.time)
+        return events
+
+    # -- helpers --------------------------------------------------------------------------------
+
+    def _velocity_noise(self, f0: TrackFrame, f1: TrackFrame, rows: np.ndarray) -> np.ndarray:
+        dt = max(f1.time - f0.time, 1e-6)
+        sig = np.nan_to_num(f1.sigma[rows], nan=5.0)
+        return np.sqrt(2.0) * sig / dt
+
+    def _kicked(self, v_in: np.ndarray, v_out: np.ndarray, noise: float) -> float:
+        """How clearly a velocity changed: the change over its threshold (>1 is a kick)."""
+        change = float(np.hypot(*(v_out - v_in)))
+        threshold = max(self.config.min_turn_mm_s, self.config.noise_sigmas * noise)
+        return change / threshold
+
+    # -- ball-ball ------------------------------------------------------------------------------
+
+    def _ball_contacts(self, f0: TrackFrame, f1: TrackFrame, f2: TrackFrame) -> list[ShotEvent]:
+        """Contacts inside (f0.time, f1.time], judged with the step f1 -> f2 as 'after'."""
+        dt = f1.time - f0.time
+        dt_after = f2.time - f1.time
+        if dt <= 0 or dt_after <= 0:
+            return []
+        live = np.flatnonzero(f0.on_table & f1.on_table & ~np.isnan(f1.positions[:, 0]))
+        if len(live) < 2:
+            return []
+        p0, p1, p2 = f0.positions[live], f1.positions[live], f2.positions[live]
+        p2 = np.where(np.isnan(p2), p1, p2)
+        v_in = (p1 - p0) / dt
+        # The filter's velocity at f0 is the cleanest 'before' for balls that were moving.
+        v_before = np.where(f0.moving[live][:, None], f0.velocities[live], 0.0)
+        v_out = (p2 - p1) / dt_after
+        moving = f0.moving[live] | f1.moving[live] | f2.moving[live]
+        noise = self._velocity_noise(f1, f2, live)
+        reach = self._d + self.config.touch_tolerance_mm + np.hypot(*v_in.T) * dt
+        events = []
+        for a in range(len(live)):
+            for b in range(a + 1, len(live)):
+                if not (moving[a] or moving[b]):
+                    continue
+                if np.hypot(*(p0[a] - p0[b])) > reach[a] + reach[b]:
+                    continue
+                event = self._pair_contact(
+                    live[a],
+                    live[b],
+                    f0,
+                    (p0[a], p0[b]),
+                    (p1[a], p1[b]),
+                    (v_before[a], v_before[b]),
+                    (v_out[a], v_out[b]),
+                    dt,
+                    max(noise[a], noise[b]),
+                )
+                if event is not None:
+                    events.append(event)
+        return events
+
+    def _pair_contact(self, ra, rb, f0, p0, p1, v_before, v_out, dt, noise):
+        d, tol = self._d, self.config.touch_tolerance_mm
+        key = (min(ra, rb), max(ra, rb))
+        if f0.time - self._pair_last.get(key, -math.inf) < 3 * dt:
+            return None
+        rel_p0 = p0[0] - p0[1]
+        rel_v = v_before[0] - v_before[1]
+        rel_p1 = p1[0] - p1[1]
+        rel_vo = v_out[0] - v_out[1]
+        late = 0.15 * dt
+        # Touch time by carrying the incoming motion forward from f0 ...
+        roots = _touch_roots(rel_p0, rel_v, d)
+        tau_in = None
+        if roots:
+            if roots[0] > dt + late:
+                return None  # the touch belongs to the next interval, judged on the next frame
+            if roots[1] < -late:
+                roots = ()  # already apart before f0 by this motion: not a touch here
+            else:
+                tau_in = float(np.clip(roots[0], 0.0, dt))
+        if tau_in is None:
+            closest_t = _closest_time(rel_p0, rel_v, -math.inf, math.inf)
+            if closest_t > dt + late:
+                return None
+            closest = min(
+                _closest(rel_p0, rel_v, 0.0, dt),
+                _closest(rel_p0, (rel_p1 - rel_p0) / dt, 0.0, dt),
+            )
+            if closest > d + tol:
+                return None
+        # ... and by carrying the outgoing motion back from f1 (when it parts in the interval).
+        back = _touch_roots(rel_p1 - rel_vo * dt, rel_vo, d)
+        tau_out = back[1] if back and -late <= back[1] <= dt + late else None
+        kick = max(
+            self._kicked(v_before[0], v_out[0], noise), self._kicked(v_before[1], v_out[1], noise)
+        )
+        if kick < 1.0:
+            return None
+        taus = [t for t in (tau_in, tau_out) if t is not None]
+        if not taus:
+            # Never quite one diameter apart (noise, a graze): the moment of closest approach.
+            taus = [_closest_time(rel_p0, rel_v, 0.0, dt)]
+        tau = float(np.clip(np.mean(taus), 0.0, dt))
+        speed = max(float(np.hypot(*rel_v)), float(np.hypot(*rel_vo)), 1.0)
+        sigma = float(np.nanmax([f0.sigma[ra], f0.sigma[rb], 1.0]))
+        uncertainty = min(dt, 0.25 * dt + math.sqrt(2) * sigma / speed)
+        if len(taus) == 2:
+            uncertainty = min(dt, max(uncertainty, abs(taus[0] - taus[1]) / 2))
+        elif tau_in is None:
+            uncertainty = 0.5 * dt
+        self._pair_last[key] = f0.time + tau
+        a, b = BALLS[ra], BALLS[rb]
+        if b is BallId.CUE:
+            a, b = b, a
+        confidence = float(min(0.99, 0.6 + 0.2 * min(kick, 2.0)))
+        return ShotEvent(
+            EventKind.BALL_BALL,
+            f0.time + tau,
+            (a, b),
+            confidence=confidence,
+            time_uncertainty=uncertainty,
+        )
+
+    # -- strike and disturbances ----------------------------------------------------------------
+
+    def _starts(self, f0, f1, f2, contacts: list[ShotEvent]) -> list[ShotEvent]:
+        """Balls that left rest in (f0, f1]: the cue strike, or a disturbance."""
+        events = []
+        started = [
+            r
+            for r in range(len(BALLS))
+            if f0.status[r] in (BallStatus.AT_REST, BallStatus.HIDDEN)
+            and not math.isnan(f0.rest_since[r])
+            and f1.status[r] is BallStatus.MOVING
+        ]
+        touched = {b for e in contacts for b in e.balls}
+        recent = {
+            b
+            for (ra, rb), t in self._pair_last.items()
+            if t >= f0.time - 2 * (f1.time - f0.time)
+            for b in (BALLS[ra], BALLS[rb])
+        }
+        for r in started:
+            ball = BALLS[r]
+            if ball in touched or ball in recent:
+                continue
+            t, unc = self._start_time(r, f0, f1, f2)
+            if r == CUE_ROW:
+                events.append(self._strike(t, unc, f0))
+            elif self._clear_of_others(r, f0):
+                events.append(
+                    ShotEvent(
+                        EventKind.BALL_DISTURBED, t, (ball,), confidence=0.8, time_uncertainty=unc
+                    )
+                )
+        return events
+
+    def _strike(self, t: float, unc: float, f0: TrackFrame) -> ShotEvent:
+        self._in_shot = True
+        self._strike_time = t
+        self._rest_reported.clear()
+        return ShotEvent(
+            EventKind.CUE_STRIKE, t, (BallId.CUE,), confidence=0.95, time_uncertainty=unc
+        )
+
+    def _start_time(self, r, f0, f1, f2) -> tuple[float, float]:
+        """Solve when the ball left its rest spot: carry its first velocity back to it."""
+        dt = f1.time - f0.time
+        rest = f0.positions[r]
+        p1, p2 = f1.positions[r], f2.positions[r]
+        v = (p2 - p1) / max(f2.time - f1.time, 1e-6)
+        speed = float(np.hypot(*v))
+        if speed <= 0 or np.isnan(speed):
+            return f1.time - dt / 2, dt / 2
+        back = float(np.hypot(*(p1 - rest))) / speed
+        t = float(np.clip(f1.time - back, f0.time, f1.time))
+        return t, min(dt / 2, dt / 4 + float(np.nan_to_num(f1.sigma[r], nan=2.0)) / speed)
+
+    def _clear_of_others(self, r: int, f0: TrackFrame) -> bool:
+        p = f0.positions[r]
+        others = f0.on_table.copy()
+        others[r] = False
+        d = np.hypot(*(f0.positions[others] - p).T)
+        return bool(np.all(d > self._d + self.config.disturb_clearance_mm))
+
+    # -- cushions -------------------------------------------------------------------------------
+
+    def _cushion_contacts(self, f0, f1, f2) -> list[ShotEvent]:
+        dt = f1.time - f0.time
+        dt_after = f2.time - f1.time
+        if dt <= 0 or dt_after <= 0:
+            return []
+        rad = self._d / 2
+        tol = self.config.touch_tolerance_mm
+        hx, hy = self.table.length / 2, self.table.width / 2
+        events = []
+        live = f0.on_table & f1.on_table & f2.on_table & f2.seen & (f0.moving | f1.moving)
+        for r in np.flatnonzero(live):
+            p0, p1, p2 = f0.positions[r], f1.positions[r], f2.positions[r]
+            reach = rad + tol + float(np.hypot(*(p1 - p0)))
+            if min(hx - abs(p0[0]), hy - abs(p0[1]), hx - abs(p1[0]), hy - abs(p1[1])) > reach:
+                continue
+            if f0.time - self._cushion_last.get(int(r), -math.inf) < 3 * dt:
+                continue
+            v_before = f0.velocities[r] if f0.moving[r] else (p1 - p0) / dt
+            v_out = (p2 - p1) / dt_after
+            noise = float(self._velocity_noise(f1, f2, np.array([r]))[0])
+            event = self._cushion_event(r, f0, p0, p1, v_before, v_out, dt, noise)
+            if event is not None:
+                self._cushion_last[int(r)] = event.time
+                events.append(event)
+        return events
+
+    def _cushion_event(self, r, f0, p0, p1, v_before, v_out, dt, noise):
+        rad, tol = self._d / 2, self.config.touch_tolerance_mm
+        best = None
+        for seg in self._cushions:
+            n = np.array(seg.normal)
+            start = np.array(seg.start)
+            dist0 = float((p0 - start) @ n)
+            dist1 = float((p1 - start) @ n)
+            vn_in, vn_out = float(v_before @ n), float(v_out @ n)
+            if min(dist0, dist1) > rad + tol or vn_in >= 0:
+                continue
+            # The normal velocity must turn back out of the cushion by more than the noise.
+            if vn_out - vn_in < max(self.config.min_turn_mm_s, self.config.noise_sigmas * noise):
+                continue
+            tau = float(np.clip((dist0 - rad) / -vn_in, 0.0, dt))
+            hit = p0 + v_before * tau
+            along = np.array(seg.end) - start
+            s = float((hit - start) @ along / (along @ along))
+            if not -0.02 <= s <= 1.02:
+                continue
+            if vn_out < 0.1 * abs(vn_in):
+                continue  # stopped dead or still going in: not a rebound off this nose
+            score = abs(dist0 - rad) if dist0 >= rad else 0.0
+            if best is None or score < best[0]:
+                best = (score, seg.id, tau, vn_in)
+        if best is None:
+            return None
+        _, cushion, tau, vn_in = best
+        sigma = float(np.nan_to_num(f0.sigma[r], nan=2.0))
+        uncertainty = min(dt, 0.25 * dt + sigma / abs(vn_in))
+        return ShotEvent(
+            EventKind.BALL_CUSHION,
+            f0.time + tau,
+            (BALLS[r],),
+            cushion=cushion,
+            confidence=0.95,
+            time_uncertainty=uncertainty,
+        )
+
+    # -- pockets, departures, rest --------------------------------------------------------------
+
+    def _departures(self, frame: TrackFrame) -> list[ShotEvent]:
+        events = []
+        for dep in frame.departures:
+            kind = dep.kind
+            if kind is EventKind.POCKETED and dep.rested_for >= SETTLE_REST_S:
+                kind = EventKind.SETTLED_INTO_POCKET
+            events.append(
+                ShotEvent(
+                    kind,
+                    dep.time,
+                    (dep.ball,),
+                    cushion=dep.cushion,
+                    pocket=dep.pocket,
+                    confidence=dep.confidence,
+                    time_uncertainty=dep.time_uncertainty,
+                    source=dep.source,
+                )
+            )
+            self._in_pocket.pop(BALLS.index(dep.ball), None)
+            self._last_departure = max(self._last_departure, dep.time)
+        return events
+
+    def _rebounds(self, f1: TrackFrame) -> list[ShotEvent]:
+        """A ball whose centre went inside a pocket opening and came back onto the table."""
+        events = []
+        for r in np.flatnonzero(f1.on_table & f1.seen):
+            p = f1.positions[r]
+            pocket = self._geo.pocket_at(float(p[0]), float(p[1]))
+            if pocket is not None:
+                self._in_pocket[int(r)] = (pocket, f1.time)
+            elif int(r) in self._in_pocket and self.table.on_playing_surface((p[0], p[1])):
+                pocket_id, since = self._in_pocket.pop(int(r))
+                events.append(
+                    ShotEvent(
+                        EventKind.POCKET_REBOUND,
+                        f1.time,
+                        (BALLS[r],),
+                        pocket=pocket_id,
+                        confidence=0.8,
+                        time_uncertainty=max(f1.time - since, 0.0),
+                        source=EvidenceSource.VISION,
+                    )
+                )
+        return events
+
+    def _rest(self, frame: TrackFrame) -> list[ShotEvent]:
+        if not self._in_shot:
+            return []
+        events = []
+        on = frame.on_table
+        resting = ~np.isnan(frame.rest_since)
+        for r in np.flatnonzero(on & resting):
+            if int(r) not in self._rest_reported and frame.rest_since[r] > self._strike_time:
+                self._rest_reported.add(int(r))
+                events.append(
+                    ShotEvent(
+                        EventKind.BALL_AT_REST,
+                        float(frame.rest_since[r]),
+                        (BALLS[r],),
+                        time_uncertainty=0.1,
+                    )
+                )
+        if np.all(resting[on]) and not any(
+            s is BallStatus.HIDDEN and frame.moving[i] for i, s in enumerate(frame.status)
+        ):
+            times = frame.rest_since[on & resting]
+            latest = max(self._strike_time, self._last_departure)
+            end = float(max(np.max(times), latest)) if len(times) else latest
+            events.append(ShotEvent(EventKind.ALL_AT_REST, end, time_uncertainty=0.1))
+            self._in_shot = False
+        return events
+
+
+def _touch_roots(p: np.ndarray, v: np.ndarray, d: float) -> tuple[float, ...]:
+    """The two times tau (sorted) with |p + v tau| = d, or () when the motion never gets there."""
+    a = float(v @ v)
+    b = 2.0 * float(p @ v)
+    c = float(p @ p) - d * d
+    if a < 1e-9:
+        return (-math.inf, math.inf) if c <= 0 else ()
+    disc = b * b - 4 * a * c
+    if disc < 0:
+        return ()
+    sq = math.sqrt(disc)
+    return ((-b - sq) / (2 * a), (-b + sq) / (2 * a))
+
+
+def _closest_time(p, v, lo, hi) -> float:
+    a = float(v @ v)
+    if a < 1e-9:
+        return lo
+    return float(np.clip(-float(p @ v) / a, lo, hi))
+
+
+def _closest(p, v, lo, hi) -> float:
+    t = _closest_time(p, v, lo, hi)
+    return float(np.hypot(*(p + v * t)))

@@ -1,0 +1,433 @@
+"""The tracker: Detections (+ pocket signals) -> TrackFrame, one frame at a time.
+
+Each ball has a `BallFilter`. Per frame: predict every ball on the table, match detections to
+balls (`associate.assign`), update the matched ones (re-seeding those a contact turned), decide
+what the unmatched ones did: hidden under an occluder or missed (kept where they were), pocketed
+(only with evidence: a pocket signal, or vision seeing the ball inside a pocket opening), or off
+the table (seen leaving over a cushion).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from calibration.table import TableSpec
+from rules.events import EventKind, EvidenceSource
+from rules.signals import PocketSignal
+from rules.table import PocketId
+from tracking.associate import assign, identity_cost
+from tracking.geometry import TableCache
+from tracking.model import BALLS, BallStatus, Departure, TrackerConfig, TrackFrame
+from tracking.motion import BallFilter
+from vision.detections import Detections
+
+log = logging.getLogger(__name__)
+
+_MISS_COST = 14.0
+_FREE_POSITION_COST = 6.0
+_RESPAWN_ID = 0.6
+_NEW_ID = 0.3
+_POCKET_REACH_D = 1.5
+"""A pocket signal is matched to a ball whose centre was within this many diameters of the
+pocket's mouth when it was last seen."""
+
+
+@dataclass
+class _Track:
+    status: BallStatus = BallStatus.UNSEEN
+    kf: BallFilter | None = None
+    rest_pos: np.ndarray | None = None
+    rest_since: float = math.nan
+    last_seen: float = -math.inf
+    last_z: np.ndarray | None = None
+    last_sigma: float = 2.0
+    moving_before_hidden: bool = False
+    pending_start: int = 0
+    gone_at: float = -math.inf
+    radius_px: float = math.nan
+    history: deque = field(default_factory=lambda: deque(maxlen=64))
+
+
+@dataclass
+class _Pending:
+    signal: PocketSignal
+    received: float
+
+
+def _resting(track: _Track) -> bool:
+    return track.status is BallStatus.AT_REST or (
+        track.status is BallStatus.HIDDEN and not track.moving_before_hidden
+    )
+
+
+class Tracker:
+    """Keeps one track per ball and returns every ball's state each frame.
+
+    Example::
+
+        tracker = Tracker(TableSpec.standard("9ft"))
+        for detections in detector_output:
+            frame = tracker.update(detections, signals_since_last_frame)
+    """
+
+    def __init__(self, table: TableSpec, config: TrackerConfig | None = None) -> None:
+        self.table = table
+        self.config = config or TrackerConfig()
+        self._tracks = [_Track() for _ in BALLS]
+        self._time: float | None = None
+        self._pending: list[_Pending] = []
+        self._radius = table.ball_diameter / 2
+        self._geo = TableCache(table)
+
+    # -- public ---------------------------------------------------------------------------------
+
+    def update(self, detections: Detections, signals: Iterable[PocketSignal] = ()) -> TrackFrame:
+        """Fold one frame of detections and the pocket signals that arrived since the last one.
+
+        Raises:
+            ValueError: when frames go back in time.
+        """
+        t = detections.time
+        if self._time is not None and t < self._time:
+            raise ValueError(f"frame {detections.frame}: time {t} is before the last frame")
+        dt = 0.0 if self._time is None else t - self._time
+        self._time = t
+        self._pending.extend(_Pending(s, t) for s in signals)
+        self._predict(dt)
+        matches = self._associate(detections, dt)
+        for row, col in matches.items():
+            self._update_seen(row, detections, col, t, dt)
+        departures: list[Departure] = []
+        for row, track in enumerate(self._tracks):
+            if row not in matches and track.status.on_table:
+                self._update_unseen(row, track, detections, t, departures)
+        departures.extend(self._fuse_signals(t))
+        return self._frame(detections, matches, tuple(departures))
+
+    # -- steps ----------------------------------------------------------------------------------
+
+    def _predict(self, dt: float) -> None:
+        live = [r for r, t in enumerate(self._tracks) if t.status.on_table and t.kf is not None]
+        if not live:
+            return
+        pos = np.array([self._tracks[r].kf.position for r in live])
+        d = self.table.ball_diameter
+        gaps = np.hypot(*(pos[:, None, :] - pos[None, :, :]).transpose(2, 0, 1))
+        np.fill_diagonal(gaps, np.inf)
+        crowded = gaps.min(axis=1) < 2.5 * d
+        for i, row in enumerate(live):
+            track = self._tracks[row]
+            at_rest = _resting(track)
+            near = not at_rest and (crowded[i] or self._geo.edge_gap(pos[i, 0], pos[i, 1]) < 2 * d)
+            track.kf.predict(dt, at_rest, near)
+
+    def _associate(self, detections: Detections, dt: float) -> dict[int, int]:
+        if len(detections) == 0:
+            return {}
+        t = detections.time
+        rows, predicted, variance, gate, miss = [], [], [], [], []
+        for row, track in enumerate(self._tracks):
+            if track.status.on_table:
+                sigma = track.kf.position_sigma
+                since = max(dt, t - track.last_seen)
+                g = self.config.max_speed * since + 4 * (sigma + track.last_sigma) + 10.0
+                rows.append(row)
+                predicted.append(track.kf.position)
+                variance.append(sigma**2)
+                gate.append(g)
+                miss.append(_MISS_COST + math.log(sigma**2 + track.last_sigma**2) * 0.5)
+            elif track.status is BallStatus.UNSEEN or (
+                t - track.gone_at >= self.config.respawn_after
+            ):
+                rows.append(row)
+                predicted.append((math.nan, math.nan))
+                variance.append(1.0)
+                gate.append(math.inf)
+                miss.append(_MISS_COST)
+        if not rows:
+            return {}
+        id_cost = identity_cost(detections.identity, detections.unknown)
+        # A new or re-spotted ball needs its identity from vision, not just a free detection.
+        p_id = detections.identity
+        for row in rows:
+            status = self._tracks[row].status
+            if not status.on_table:
+                need = _NEW_ID if status is BallStatus.UNSEEN else _RESPAWN_ID
+                weak = p_id[:, row] < need
+                id_cost[row, weak] = np.inf
+        found = assign(
+            np.array(predicted, dtype=float),
+            np.array(variance),
+            np.array(gate),
+            np.array(rows),
+            detections.positions,
+            detections.sigma**2,
+            id_cost,
+            np.array(miss),
+            _FREE_POSITION_COST,
+        )
+        matched = {rows[i]: col for i, col in found.items()}
+        return self._keep_order(matched, detections.positions)
+
+    def _keep_order(self, matched: dict[int, int], z: np.ndarray) -> dict[int, int]:
+        """Balls cannot pass through each other: when two balls close together, one of them
+        moving, come out of the assignment in swapped order along the line between them, swap
+        them back. Without this, look-alike balls trade ids whenever their predictions cross."""
+        rows = [
+            r
+            for r in matched
+            if self._tracks[r].status.on_table and self._tracks[r].last_z is not None
+        ]
+        if len(rows) < 2:
+            return matched
+        moving = np.array([not _resting(self._tracks[r]) for r in rows])
+        if not moving.any():
+            return matched
+        prev = np.array([self._tracks[r].last_z for r in rows])
+        now = z[[matched[r] for r in rows]]
+        axis = prev[:, None, :] - prev[None, :, :]
+        close = np.hypot(axis[..., 0], axis[..., 1]) < 2.5 * self.table.ball_diameter
+        close &= moving[:, None] | moving[None, :]
+        flipped = np.einsum("ijk,ijk->ij", now[:, None, :] - now[None, :, :], axis) < 0
+        for i, j in zip(*np.nonzero(np.triu(close & flipped, 1)), strict=True):
+            a, b = rows[i], rows[j]
+            matched[a], matched[b] = matched[b], matched[a]
+        return matched
+
+    def _update_seen(self, row: int, det: Detections, col: int, t: float, dt: float) -> None:
+        track = self._tracks[row]
+        z = det.positions[col]
+        sigma = float(det.sigma[col])
+        track.radius_px = float(det.radius_px[col])
+        if not track.status.on_table:
+            track.kf = BallFilter(z, sigma, self.config)
+            track.status = BallStatus.AT_REST
+            track.rest_pos = z.copy()
+            track.rest_since = t
+            track.history.clear()
+        elif _resting(track):
+            self._update_resting(track, z, sigma, t, dt)
+        else:
+            self._update_moving(track, z, sigma, t)
+        track.last_seen = t
+        track.last_z = z.copy()
+        track.last_sigma = sigma
+        track.history.append((t, z.copy()))
+
+    def _update_resting(
+        self, track: _Track, z: np.ndarray, sigma: float, t: float, dt: float
+    ) -> None:
+        threshold = max(self.config.start_min_mm, self.config.start_sigmas * sigma)
+        moved = float(np.hypot(*(z - track.rest_pos)))
+        if moved > threshold:
+            track.pending_start += 1
+            # A clear jump starts it at once; a marginal one must be confirmed by the next frame.
+            if moved > 2 * threshold or track.pending_start >= 2:
+                step = max(dt, 1e-3)
+                track.kf.seed(z, (z - track.rest_pos) / step, sigma, speed_sigma=moved / step)
+                track.status = BallStatus.MOVING
+                track.rest_since = math.nan
+                track.pending_start = 0
+                return
+        else:
+            track.pending_start = 0
+        track.status = BallStatus.AT_REST
+        track.kf.update_still(z, sigma)
+        track.rest_pos = track.kf.position.copy()
+
+    def _update_moving(self, track: _Track, z: np.ndarray, sigma: float, t: float) -> None:
+        track.status = BallStatus.MOVING
+        if track.kf.innovation_nis(z, sigma) > self.config.reseed_nis and track.last_z is not None:
+            track.kf.reseed_from(z, track.last_z, t - track.last_seen, sigma)
+        else:
+            track.kf.update(z, sigma)
+        self._check_rest(track, t)
+
+    def _check_rest(self, track: _Track, t: float) -> None:
+        """At rest once a straight-line fit over the last `rest_window` gives a speed under
+        `rest_speed` (rule 3.15): slow enough that the cloth stops it within a few frames."""
+        window = self.config.rest_window
+        recent = [(ti, zi) for ti, zi in track.history if ti >= t - window]
+        if len(recent) < 3 or recent[0][0] > t - window * 0.9:
+            return
+        times = np.array([ti for ti, _ in recent])
+        pts = np.array([zi for _, zi in recent])
+        tc = times - times.mean()
+        slope = (tc @ (pts - pts.mean(axis=0))) / (tc @ tc)
+        if float(np.hypot(*slope)) <= self.config.rest_speed:
+            centre = pts.mean(axis=0) + slope * (times[-1] - times.mean())
+            track.status = BallStatus.AT_REST
+            track.rest_pos = centre
+            track.rest_since = float(times.mean())
+            track.kf.seed(centre, np.zeros(2), track.last_sigma / math.sqrt(len(pts)), 1.0)
+            track.kf.hold_still()
+
+    def _update_unseen(
+        self,
+        row: int,
+        track: _Track,
+        det: Detections,
+        t: float,
+        departures: list[Departure],
+    ) -> None:
+        if track.status is not BallStatus.HIDDEN:
+            track.moving_before_hidden = track.status is BallStatus.MOVING
+            track.status = BallStatus.HIDDEN
+        last = track.last_z if track.last_z is not None else track.kf.position
+        pocket = self._pocket_near(last)
+        if pocket is not None and not self.config.sensors:
+            unseen_for = t - track.last_seen
+            if self._geo.pocket_at(last[0], last[1]) is not None and (
+                unseen_for >= self.config.vision_pocket_delay
+            ):
+                departures.append(self._depart_vision(row, track, pocket, t))
+                return
+        if pocket is None and self._beyond_cushion(last):
+            cushion = self.table.nearest_cushion((last[0], last[1]))
+            track.status = BallStatus.OFF_TABLE
+            track.gone_at = t
+            departures.append(
+                Departure(
+                    BALLS[row],
+                    EventKind.LEFT_TABLE,
+                    track.last_seen,
+                    max(t - track.last_seen, 0.0),
+                    cushion=cushion,
+                    confidence=0.9,
+                )
+            )
+
+    def _beyond_cushion(self, p: np.ndarray) -> bool:
+        hx, hy = self.table.length / 2, self.table.width / 2
+        margin = 0.5 * self._radius
+        return abs(p[0]) > hx + margin or abs(p[1]) > hy + margin
+
+    def _pocket_near(self, p: np.ndarray) -> PocketId | None:
+        inside = self._geo.pocket_at(p[0], p[1])
+        if inside is not None:
+            return inside
+        return self._geo.nearest_mouth(p[0], p[1], _POCKET_REACH_D * self.table.ball_diameter)
+
+    def _depart_vision(self, row: int, track: _Track, pocket: PocketId, t: float) -> Departure:
+        track.status = BallStatus.POCKETED
+        track.gone_at = t
+        confidence = 0.6 if self.config.sensors else 0.9
+        return Departure(
+            BALLS[row],
+            EventKind.POCKETED,
+            track.last_seen,
+            max(t - track.last_seen, 0.0),
+            pocket=pocket,
+            source=EvidenceSource.VISION,
+            confidence=confidence,
+            rested_for=self._rested_for(track),
+        )
+
+    def _rested_for(self, track: _Track) -> float:
+        if track.moving_before_hidden or math.isnan(track.rest_since):
+            return 0.0
+        return max(0.0, track.last_seen - track.rest_since)
+
+    def _fuse_signals(self, t: float) -> list[Departure]:
+        out: list[Departure] = []
+        keep: list[_Pending] = []
+        for pending in self._pending:
+            row = self._ball_for_signal(pending.signal)
+            if row is not None:
+                out.append(self._depart_signal(row, pending.signal, t))
+            elif t - pending.received < self.config.signal_window:
+                keep.append(pending)
+            else:
+                log.warning(
+                    "pocket signal at %s (t=%.3f) matched no ball near that pocket; dropped",
+                    pending.signal.pocket,
+                    pending.signal.time,
+                )
+        self._pending = keep
+        if self.config.sensors:
+            out.extend(self._vision_fallback(t))
+        return out
+
+    def _ball_for_signal(self, signal: PocketSignal) -> int | None:
+        mouth = self.table.pocket(signal.pocket).mouth_centre
+        reach = _POCKET_REACH_D * self.table.ball_diameter + self._radius
+        best, best_d = None, math.inf
+        for row, track in enumerate(self._tracks):
+            # Only a ball vision has lost can be the one that dropped.
+            if track.status is not BallStatus.HIDDEN or track.last_z is None:
+                continue
+            d = math.dist((track.last_z[0], track.last_z[1]), mouth)
+            if d < reach and d < best_d:
+                best, best_d = row, d
+        return best
+
+    def _depart_signal(self, row: int, signal: PocketSignal, t: float) -> Departure:
+        track = self._tracks[row]
+        track.status = BallStatus.POCKETED
+        track.gone_at = t
+        return Departure(
+            BALLS[row],
+            EventKind.POCKETED,
+            signal.time,
+            signal.uncertainty,
+            pocket=signal.pocket,
+            source=EvidenceSource.FUSED,
+            confidence=0.99,
+            rested_for=self._rested_for(track),
+        )
+
+    def _vision_fallback(self, t: float) -> list[Departure]:
+        """With sensors fitted, a ball seen inside an opening and lost for the whole signal
+        window is still pocketed (a sensor can fail), with lower confidence."""
+        out = []
+        for row, track in enumerate(self._tracks):
+            if track.status is not BallStatus.HIDDEN or track.last_z is None:
+                continue
+            pocket = self._geo.pocket_at(track.last_z[0], track.last_z[1])
+            if pocket is not None and t - track.last_seen >= self.config.signal_window:
+                out.append(self._depart_vision(row, track, pocket, t))
+        return out
+
+    def _frame(
+        self, det: Detections, matches: dict[int, int], departures: tuple[Departure, ...]
+    ) -> TrackFrame:
+        n = len(BALLS)
+        pos = np.full((n, 2), np.nan)
+        vel = np.zeros((n, 2))
+        sig = np.full(n, np.nan)
+        radius = np.full(n, np.nan)
+        rest = np.full(n, np.nan)
+        for row, track in enumerate(self._tracks):
+            if track.kf is None:
+                continue
+            if track.status.on_table:
+                pos[row] = track.kf.position
+                vel[row] = track.kf.velocity
+                sig[row] = track.kf.position_sigma
+            elif track.last_z is not None:
+                pos[row] = track.last_z
+            if row in matches:
+                radius[row] = track.radius_px
+            if _resting(track):
+                rest[row] = track.rest_since
+                vel[row] = 0.0
+        seen = np.zeros(n, dtype=bool)
+        seen[list(matches)] = True
+        return TrackFrame(
+            det.frame,
+            det.time,
+            tuple(t.status for t in self._tracks),
+            pos,
+            vel,
+            sig,
+            seen,
+            radius,
+            rest,
+            departures,
+        )
