@@ -233,10 +233,24 @@ class Problem:
 
 @dataclass(frozen=True, slots=True)
 class Parsed:
-    """What one `LineParser.feed` call found, in arrival order within each tuple."""
+    """What one `LineParser.feed` call found.
 
-    messages: tuple[Message, ...] = ()
-    problems: tuple[Problem, ...] = ()
+    Attributes:
+        items: Messages and problems in stream order (a reset is reported just before the
+            first message of the new boot, so a consumer can restart its clock mapping there).
+    """
+
+    items: tuple[Message | Problem, ...] = ()
+
+    @property
+    def messages(self) -> tuple[Message, ...]:
+        """The decoded lines, in order."""
+        return tuple(i for i in self.items if not isinstance(i, Problem))
+
+    @property
+    def problems(self) -> tuple[Problem, ...]:
+        """What was wrong, in order."""
+        return tuple(i for i in self.items if isinstance(i, Problem))
 
 
 @dataclass(slots=True)
@@ -326,8 +340,7 @@ class LineParser:
 
     def feed(self, data: bytes) -> Parsed:
         """Consume ``data``; return the complete lines' messages and any problems."""
-        messages: list[Message] = []
-        problems: list[Problem] = []
+        items: list[Message | Problem] = []
         self._buffer.extend(data)
         while True:
             end = self._buffer.find(b"\n")
@@ -335,11 +348,12 @@ class LineParser:
                 break
             line = bytes(self._buffer[:end])
             del self._buffer[: end + 1]
-            self._line(line, messages, problems)
-        self._bound_buffer(problems)
-        for problem in problems:
-            log.warning("%s: %s", self.source, problem.detail)
-        return Parsed(tuple(messages), tuple(problems))
+            self._line(line, items)
+        self._bound_buffer(items)
+        for item in items:
+            if isinstance(item, Problem):
+                log.warning("%s: %s", self.source, item.detail)
+        return Parsed(tuple(items))
 
     def drop_partial_line(self) -> None:
         """Forget an unfinished line (call after reopening the port)."""
@@ -347,7 +361,7 @@ class LineParser:
             self.counters.garbage_bytes += len(self._buffer)
             self._buffer.clear()
 
-    def _bound_buffer(self, problems: list[Problem]) -> None:
+    def _bound_buffer(self, items: list[Message | Problem]) -> None:
         if len(self._buffer) <= MAX_LINE_BYTES:
             return
         # Keep a possible line start, so a valid line right after the garbage is not lost.
@@ -357,7 +371,7 @@ class LineParser:
         if dropped:
             self.counters.overlong += 1
             self.counters.garbage_bytes += dropped
-            problems.append(
+            items.append(
                 Problem(
                     ProblemKind.OVERLONG,
                     f"dropped {dropped} bytes with no line end",
@@ -366,30 +380,30 @@ class LineParser:
             )
             del self._buffer[:dropped]
 
-    def _line(self, line: bytes, messages: list[Message], problems: list[Problem]) -> None:
+    def _line(self, line: bytes, items: list[Message | Problem]) -> None:
         if line.endswith(b"\r"):
             line = line[:-1]
         start = line.rfind(b"$")
         junk = line if start < 0 else line[:start]
         if junk:
             self.counters.garbage_bytes += len(junk)
-            problems.append(Problem(ProblemKind.GARBAGE, f"{len(junk)} garbage bytes", junk[:32]))
+            items.append(Problem(ProblemKind.GARBAGE, f"{len(junk)} garbage bytes", junk[:32]))
         if start < 0:
             return
         framed = line[start + 1 :]
         if len(framed) + 2 > MAX_LINE_BYTES:
             self.counters.overlong += 1
-            problems.append(Problem(ProblemKind.OVERLONG, "line too long", framed[:32]))
+            items.append(Problem(ProblemKind.OVERLONG, "line too long", framed[:32]))
             return
         star = framed.rfind(b"*")
         if star < 0 or not _CRC_RE.match(framed[star + 1 :]):
             self.counters.bad_checksum += 1
-            problems.append(Problem(ProblemKind.BAD_CHECKSUM, "line without a CRC", framed))
+            items.append(Problem(ProblemKind.BAD_CHECKSUM, "line without a CRC", framed))
             return
         body, crc = framed[:star], int(framed[star + 1 :], 16)
         if crc16(body) != crc:
             self.counters.bad_checksum += 1
-            problems.append(
+            items.append(
                 Problem(ProblemKind.BAD_CHECKSUM, f"CRC mismatch in {body[:40]!r}", framed)
             )
             return
@@ -397,11 +411,11 @@ class LineParser:
             message = decode_body(body.decode("ascii"))
         except (ValueError, UnicodeDecodeError) as exc:
             self.counters.malformed += 1
-            problems.append(Problem(ProblemKind.MALFORMED, f"malformed line: {exc}", framed))
+            items.append(Problem(ProblemKind.MALFORMED, f"malformed line: {exc}", framed))
             return
         if isinstance(message, Hello) and message.protocol != PROTOCOL_VERSION:
             self.counters.malformed += 1
-            problems.append(
+            items.append(
                 Problem(
                     ProblemKind.UNSUPPORTED,
                     f"board speaks protocol {message.protocol}, host speaks {PROTOCOL_VERSION}",
@@ -409,22 +423,22 @@ class LineParser:
                 )
             )
         self.counters.lines += 1
-        self._follow_link(message, problems)
-        messages.append(message)
+        self._follow_link(message, items)
+        items.append(message)
 
-    def _follow_link(self, message: Message, problems: list[Problem]) -> None:
+    def _follow_link(self, message: Message, items: list[Message | Problem]) -> None:
         link = self._link
         reason = self._reset_reason(message)
         if reason is not None:
             self.counters.resets += 1
-            problems.append(Problem(ProblemKind.RESET, f"board reset: {reason}"))
+            items.append(Problem(ProblemKind.RESET, f"board reset: {reason}"))
             link.boot_id = None
         elif link.last_seq is not None:
             lost = (message.seq - link.last_seq - 1) % SEQ_MODULUS
             if lost:
                 self.counters.gaps += 1
                 self.counters.lost_lines += lost
-                problems.append(
+                items.append(
                     Problem(
                         ProblemKind.SEQUENCE_GAP,
                         f"{lost} line(s) lost before seq {message.seq}",
