@@ -13,11 +13,9 @@ import logging
 import queue
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import serial
-import serial.tools.list_ports
 
 from hardware.clock import Clock
 from hardware.sensors.link import LinkConfig, PocketSignal, SensorLink, SensorStatus
@@ -62,49 +60,6 @@ def open_port(url: str, baudrate: int = 115200, timeout: float = 0.05) -> Serial
         return serial.serial_for_url(url, baudrate=baudrate, timeout=timeout)
     except (serial.SerialException, OSError, ValueError) as exc:
         raise SensorError(f"cannot open sensor port {url}: {exc}") from exc
-
-
-@dataclass(frozen=True, slots=True)
-class PortInfo:
-    """A serial port the machine has, for ``railbird ports``.
-
-    Attributes:
-        device: What to put in the config (``/dev/ttyACM0``, ``COM3``).
-        description: What the OS says it is.
-        hwid: USB ids and serial number.
-        likely_board: It looks like an Arduino-compatible board (known USB vendor or type).
-    """
-
-    device: str
-    description: str
-    hwid: str
-    likely_board: bool
-
-
-# Arduino, Arduino.org, WCH CH340, FTDI, Silicon Labs CP210x, Adafruit, SparkFun
-_BOARD_VENDORS = {0x2341, 0x2A03, 0x1A86, 0x0403, 0x10C4, 0x239A, 0x1B4F}
-
-
-def list_ports() -> tuple[PortInfo, ...]:
-    """Serial ports on this machine, likely sensor boards first.
-
-    Raises:
-        SensorError: The operating system would not list its ports.
-    """
-    try:
-        found = serial.tools.list_ports.comports()
-    except OSError as exc:
-        raise SensorError(f"cannot list serial ports: {exc}") from exc
-    ports = [
-        PortInfo(
-            device=p.device,
-            description=p.description or "",
-            hwid=p.hwid or "",
-            likely_board=p.vid in _BOARD_VENDORS or "ttyACM" in p.device,
-        )
-        for p in found
-    ]
-    return tuple(sorted(ports, key=lambda p: (not p.likely_board, p.device)))
 
 
 class SensorReader:

@@ -419,3 +419,15 @@ def play(
                 return
             clock.sleep(min(wait, 0.05))
         apply(step, port)
+
+
+def play_in_background(
+    steps: Sequence[Step], port: PtyPort, clock: Clock
+) -> tuple[threading.Thread, threading.Event]:
+    """Start `play` on a daemon thread; set the returned event to stop it early."""
+    stop = threading.Event()
+    thread = threading.Thread(
+        target=play, args=(steps, port, clock, stop), name="simulated sensors", daemon=True
+    )
+    thread.start()
+    return thread, stop

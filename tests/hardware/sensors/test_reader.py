@@ -9,7 +9,7 @@ import serial
 
 from hardware.sensors.link import LinkConfig, LinkState, PocketSignal, SensorStatus
 from hardware.sensors.protocol import Drop, Heartbeat, Hello, encode
-from hardware.sensors.reader import SensorReader, list_ports
+from hardware.sensors.reader import SensorReader
 from hardware.sim.sensors import BoardModel, DropTruth, Faults, PtyPort, SimDrop, SimulatedBoard
 from rules.errors import SensorError
 from rules.table import PocketId
@@ -163,15 +163,3 @@ def test_loop_url_and_callback_delivery() -> None:
     [signal] = got
     assert signal.pocket is PocketId.FOOT_RIGHT and signal.seq == 2
     assert reader.signals.empty()
-
-
-def test_list_ports_puts_likely_boards_first(monkeypatch: pytest.MonkeyPatch) -> None:
-    class Fake:
-        def __init__(self, device: str, vid: int | None) -> None:
-            self.device, self.vid, self.description, self.hwid = device, vid, "x", "y"
-
-    fakes = [Fake("/dev/ttyS0", None), Fake("/dev/ttyUSB0", 0x1A86), Fake("/dev/ttyACM1", None)]
-    monkeypatch.setattr(serial.tools.list_ports, "comports", lambda: fakes)
-    ports = list_ports()
-    assert [p.device for p in ports] == ["/dev/ttyACM1", "/dev/ttyUSB0", "/dev/ttyS0"]
-    assert [p.likely_board for p in ports] == [True, True, False]
