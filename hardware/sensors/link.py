@@ -137,12 +137,16 @@ class SensorLink:
         self._recent: deque[tuple[float, str]] = deque(maxlen=256)
         self._stuck: set[int] = set()
         self._board_issue: str | None = None
+        self._hello_since_open = False
+        self._hello_requested = False
 
     def opened(self, now: float) -> None:
         """The port was (re)opened: forget any half line from before."""
         self._open = True
         self._last_line_at = None
         self._silent_since = now
+        self._hello_since_open = False
+        self._hello_requested = False
         self.parser.drop_partial_line()
         log.info("%s: port open", self.port)
 
@@ -166,6 +170,19 @@ class SensorLink:
             if signal is not None:
                 signals.append(signal)
         return signals
+
+    def wants_hello(self, now: float, after_s: float = 1.5) -> bool:
+        """True once per opening, when no hello came ``after_s`` after the port opened.
+
+        A board reset by the open (an Uno's DTR) says hello by itself; asking at once would send
+        a byte into its bootloader. One that was not reset is asked after a while.
+        """
+        if not self._open or self._hello_since_open or self._hello_requested:
+            return False
+        if now - self._silent_since < after_s:
+            return False
+        self._hello_requested = True
+        return True
 
     def status(self, now: float) -> SensorStatus:
         """The link's state at session time ``now``."""
@@ -222,6 +239,7 @@ class SensorLink:
     def _message(self, message: Message, arrival: float) -> PocketSignal | None:
         match message:
             case Hello():
+                self._hello_since_open = True
                 self._hello(message)
             case Heartbeat():
                 self._stuck = {i for i in range(8) if message.stuck_mask >> i & 1}

@@ -75,9 +75,12 @@ class SensorReader:
         config: How to read the link.
         on_signal: Called with each `PocketSignal`.
         on_status: Called with each new `SensorStatus`.
+        on_bytes: Called with every chunk read and its arrival time, before parsing (the raw
+            serial log a recording keeps; replaying it through `SensorLink.receive` gives the
+            same drops).
         backoff_s: (first, longest) wait between attempts to open the port.
         read_timeout_s: Longest a read blocks (bounds how late a close or silence is noticed).
-        request_hello: Ask the board for a hello after opening (off for ``loop://``).
+        request_hello: Ask for a hello if none came 1.5 s after opening (off for ``loop://``).
         opener: Opens the port (tests may pass their own).
     """
 
@@ -89,6 +92,7 @@ class SensorReader:
         config: LinkConfig | None = None,
         on_signal: Callable[[PocketSignal], Any] | None = None,
         on_status: Callable[[SensorStatus], Any] | None = None,
+        on_bytes: Callable[[bytes, float], Any] | None = None,
         backoff_s: tuple[float, float] = (0.1, 2.0),
         read_timeout_s: float = 0.05,
         request_hello: bool = True,
@@ -100,6 +104,7 @@ class SensorReader:
         self._link = SensorLink(port, config)
         self._on_signal = on_signal
         self._on_status = on_status
+        self._on_bytes = on_bytes
         self._backoff = backoff_s
         self._read_timeout_s = read_timeout_s
         self._request_hello = request_hello
@@ -204,13 +209,15 @@ class SensorReader:
         with self._progress:
             self._connections += 1
             self._progress.notify_all()
-        if self._request_hello:
-            port.write(HELLO_REQUEST)
         self._report()
         while not self._stop.is_set():
             data = port.read(max(1, port.in_waiting))
             now = self._clock.now()
+            if self._request_hello and self._link.wants_hello(now):
+                port.write(HELLO_REQUEST)
             if data:
+                if self._on_bytes is not None:
+                    self._call(self._on_bytes, data, now)
                 for signal in self._link.receive(data, now):
                     self._deliver(signal)
                 with self._progress:
@@ -222,11 +229,8 @@ class SensorReader:
         log.debug("%s: drop %s", self.port, signal)
         if self._on_signal is None:
             self.signals.put(signal)
-            return
-        try:
-            self._on_signal(signal)
-        except Exception:
-            log.exception("%s: on_signal callback failed for %s", self.port, signal)
+        else:
+            self._call(self._on_signal, signal)
 
     def _report(self) -> None:
         status = self._link.status(self._clock.now())
@@ -239,10 +243,14 @@ class SensorReader:
             self._progress.notify_all()
         log.info("%s", status)
         if self._on_status is not None:
-            try:
-                self._on_status(status)
-            except Exception:
-                log.exception("%s: on_status callback failed", self.port)
+            self._call(self._on_status, status)
+
+    def _call(self, callback: Callable[..., Any], *args: object) -> None:
+        """Run a user callback; a failing one is logged, never kills the reader."""
+        try:
+            callback(*args)
+        except Exception:
+            log.exception("%s: callback %r failed", self.port, callback)
 
     def _wait(self, seconds: float) -> None:
         """Wait on the session clock in short slices, so `close` is never held up."""

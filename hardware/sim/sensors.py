@@ -326,6 +326,8 @@ class PtyPort:
         self.path = str(path)
         self._master: int | None = None
         self._slave: int | None = None
+        self.received = bytearray()
+        """Everything the host wrote to the board (hello requests)."""
         self.plug()
 
     @property
@@ -372,13 +374,15 @@ class PtyPort:
         self.drain_input()
 
     def drain_input(self) -> bytes:
-        """What the host wrote to the board (a hello request), read without blocking."""
+        """Read (without blocking) what the host wrote to the board; kept in `received`."""
         if self._master is None:
             return b""
         try:
-            return os.read(self._master, 4096)
+            data = os.read(self._master, 4096)
         except (BlockingIOError, OSError):
             return b""
+        self.received += data
+        return data
 
     def close(self) -> None:
         """Unplug for good."""

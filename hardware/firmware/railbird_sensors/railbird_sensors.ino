@@ -9,6 +9,7 @@
 
 #ifdef __AVR__
 #include <avr/eeprom.h>
+#include <avr/wdt.h>
 #endif
 
 #include "src/rb_board.h"
@@ -45,12 +46,20 @@ uint8_t read_inputs() {
 }  // namespace
 
 void setup() {
+#ifdef __AVR__
+  // A hung loop resets the board after 1 s; the host sees the reset (new boot id), not silence.
+  MCUSR = 0;
+  wdt_enable(WDTO_1S);
+#endif
   for (uint8_t i = 0; i < kPockets; ++i) pinMode(kFirstPin + i, INPUT_PULLUP);
   Serial.begin(115200);
   board.begin(next_boot_id(), kFirmware, kPockets, micros());
 }
 
 void loop() {
+#ifdef __AVR__
+  wdt_reset();
+#endif
   board.poll(micros(), read_inputs());
   while (Serial.available() > 0) board.receive(static_cast<uint8_t>(Serial.read()));
   uint8_t chunk[16];

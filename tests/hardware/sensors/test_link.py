@@ -102,3 +102,15 @@ def test_the_readme_examples_are_valid_lines() -> None:
     parsed = LineParser().feed(b"".join(e.encode() + b"\n" for e in examples))
     assert len(parsed.messages) == len(examples)
     assert not [p for p in parsed.problems if p.kind.value in {"bad-checksum", "malformed"}]
+
+
+def test_hello_is_requested_once_only_if_the_board_did_not_say_it() -> None:
+    link = SensorLink("/dev/ttyTEST")
+    assert not link.wants_hello(5.0)  # not open
+    link.opened(10.0)
+    assert not link.wants_hello(11.0)  # a reset board is still in its bootloader
+    assert link.wants_hello(11.6)
+    assert not link.wants_hello(12.0)  # once per opening
+    link.opened(20.0)
+    link.receive(encode(Hello(0, 1_000, 1, "1.0.0", 6, BOOT)), 20.6)
+    assert not link.wants_hello(22.0)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import serial
 
-from hardware.sensors.link import LinkConfig, LinkState, PocketSignal, SensorStatus
+from hardware.sensors.link import LinkConfig, LinkState, PocketSignal, SensorLink, SensorStatus
 from hardware.sensors.protocol import Drop, Heartbeat, Hello, encode
 from hardware.sensors.reader import SensorReader
 from hardware.sim.sensors import BoardModel, DropTruth, Faults, PtyPort, SimDrop, SimulatedBoard
@@ -163,3 +163,22 @@ def test_loop_url_and_callback_delivery() -> None:
     [signal] = got
     assert signal.pocket is PocketId.FOOT_RIGHT and signal.seq == 2
     assert reader.signals.empty()
+
+
+def test_raw_bytes_are_handed_out_and_replay_to_the_same_drops(tmp_path: Path) -> None:
+    board = SimulatedBoard(_drops([2.0, 3.5, 4.0]), end=6.0, faults=Faults(garbage_at=(2.5,)))
+    steps, _ = board.script()
+    log: list[tuple[bytes, float]] = []
+    clock = SteppedClock()
+    with PtyPort(tmp_path / "tty") as port:
+        reader = SensorReader(port.path, clock=clock, on_bytes=lambda d, t: log.append((d, t)))
+        with reader:
+            assert reader.wait_for(lambda r: r.connections == 1, WAIT_S)
+            run_script(steps, port, reader, clock)
+        port.drain_input()
+        # no hello came (the board booted long before): asked once, 1.5 s after opening
+        assert bytes(port.received) == b"?\n"
+    live = [reader.signals.get_nowait() for _ in range(reader.signals.qsize())]
+    replay = SensorLink("replay")
+    replayed = [s for data, t in log for s in replay.receive(data, t)]
+    assert len(live) == 3 and replayed == live
