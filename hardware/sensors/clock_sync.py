@@ -14,11 +14,15 @@ A board reset restarts device time: call `reset`.
 from __future__ import annotations
 
 import bisect
+import math
 from collections import deque
 from dataclasses import dataclass
 
 RESOLUTION_S = 100e-6
 """Timestamp granularity of the firmware's fast-poll loop (an upper bound)."""
+
+OFFSET_ERROR_FACTOR = 3.0
+"""Scales the jitter-over-count estimate of the envelope's offset error (see bench)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +35,9 @@ class ClockFit:
         rate: Session seconds per device second (1 + drift).
         fitted: True when the rate was estimated (enough span); else it is assumed to be 1.
         samples: Samples in the window.
-        spread_s: A robust scale of latency above the envelope (how tight the fit is).
+        span_s: Device seconds from the oldest to the newest sample.
+        centroid_s: Mean sample position, device seconds after ``origin_us``.
+        offset_error_s: Expected distance of the envelope above the true latency floor.
     """
 
     origin_us: int
@@ -39,7 +45,9 @@ class ClockFit:
     rate: float
     fitted: bool
     samples: int
-    spread_s: float
+    span_s: float
+    centroid_s: float
+    offset_error_s: float
 
     @property
     def drift_ppm(self) -> float:
@@ -128,15 +136,17 @@ class ClockSync:
         fit = self.fit()
         if fit is None:
             raise ValueError("no device time seen yet: cannot map a device time")
-        time = fit.origin_s + fit.rate * (t_us - fit.origin_us) * 1e-6
-        newest = self._samples[-1][0]
-        oldest = self._samples[0][0]
-        outside_us = max(0, t_us - newest, oldest - t_us)
-        rate_error = 2e-5 if fit.fitted else self._max_rate_error
-        # inside the window the line is pinned on both sides; outside, the rate error grows
-        span_error = rate_error * (outside_us * 1e-6 + (0.0 if fit.fitted else 1.0))
-        uncertainty = RESOLUTION_S + fit.spread_s + span_error
-        return time, uncertainty
+        x = (t_us - fit.origin_us) * 1e-6
+        time = fit.origin_s + fit.rate * x
+        if fit.fitted:
+            # the rate comes from two hull points about a quarter of the window apart, each
+            # above the floor by about offset_error: its error grows away from the centroid
+            rate_error = fit.offset_error_s / max(fit.span_s / 4, 1e-3)
+            lever_s = abs(x - fit.centroid_s)
+        else:
+            rate_error = self._max_rate_error
+            lever_s = fit.span_s + max(0.0, x - fit.span_s, -x)
+        return time, RESOLUTION_S + fit.offset_error_s + rate_error * lever_s
 
     def _compute(self) -> ClockFit:
         origin_us = self._samples[0][0]
@@ -153,7 +163,9 @@ class ClockSync:
             rate=rate,
             fitted=fitted,
             samples=len(points),
-            spread_s=self._spread(residuals),
+            span_s=span_us * 1e-6,
+            centroid_s=sum(x for x, _ in points) / len(points),
+            offset_error_s=self._offset_error(residuals),
         )
 
     def _hull_rate(self, points: list[tuple[float, float]]) -> float:
@@ -167,13 +179,14 @@ class ClockSync:
         return min(max(rate, low), high)
 
     @staticmethod
-    def _spread(residuals: list[float]) -> float:
-        """How far the envelope may sit above the true floor.
+    def _offset_error(residuals: list[float]) -> float:
+        """How far the envelope may sit above the true latency floor.
 
-        The lowest latency among n samples exceeds the floor by about the jitter scale over n;
-        the residual at rank n/10 over the count is a robust stand-in for it.
+        Latency above the floor is roughly exponential with scale sigma (median / ln 2, robust
+        to a few very late lines); the lowest of n samples exceeds the floor by about sigma / n.
+        The factor covers the rest (calibrated with bench/sensor_timing.py for ~90 % coverage).
         """
         if len(residuals) < 3:
             return 2e-3
-        rank = max(1, len(residuals) // 10)
-        return residuals[rank] / max(1.0, len(residuals) / 10)
+        sigma = residuals[len(residuals) // 2] / math.log(2)
+        return OFFSET_ERROR_FACTOR * sigma / len(residuals)

@@ -33,6 +33,9 @@ MAX_LINE_BYTES = 128
 SEQ_MODULUS = 2**32
 """Sequence numbers count modulo this."""
 
+DROP_STAMP_SLACK_US = 1_000_000
+"""How far a drop's time may precede the last line's: it is stamped at the beam's first edge."""
+
 HELLO_REQUEST = b"?\n"
 """What the host writes to ask the board for a hello (after opening a port without a reset)."""
 
@@ -448,14 +451,18 @@ class LineParser:
         if isinstance(message, Hello | Heartbeat):
             link.boot_id = message.boot_id
         link.last_seq = message.seq
-        link.last_t_us = message.t_us
+        if not isinstance(message, Drop):
+            link.last_t_us = message.t_us
 
     def _reset_reason(self, message: Message) -> str | None:
         link = self._link
         boot_id = message.boot_id if isinstance(message, Hello | Heartbeat) else None
         if boot_id is not None and link.boot_id is not None and boot_id != link.boot_id:
             return f"boot id {link.boot_id:08X} -> {boot_id:08X}"
-        if link.last_t_us is not None and message.t_us < link.last_t_us:
+        # A drop is stamped at its first edge, before it is confirmed and queued, so a heartbeat
+        # sent in between carries a later time: allow a drop that much slack.
+        slack = DROP_STAMP_SLACK_US if isinstance(message, Drop) else 0
+        if link.last_t_us is not None and message.t_us + slack < link.last_t_us:
             return f"device time went back {link.last_t_us} -> {message.t_us} us"
         if link.last_seq is None:
             return None

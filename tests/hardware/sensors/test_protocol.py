@@ -157,7 +157,7 @@ def test_reset_when_boot_id_changes_even_if_sequence_looks_fine() -> None:
 def test_reset_when_device_time_goes_back() -> None:
     parser = LineParser()
     parser.feed(b"".join(encode(m) for m in _stream(3)))
-    parsed = parser.feed(encode(Drop(3, 10, 1)))
+    parsed = parser.feed(encode(Heartbeat(3, 10, BOOT, 0)))
     assert _kinds(parsed) == [ProblemKind.RESET]
 
 
@@ -218,3 +218,13 @@ def test_fuzz_corrupted_stream_seeded() -> None:
     assert all(m in messages for m in kept)
     assert [m.seq for m in kept] == sorted(m.seq for m in kept)
     assert len(kept) > 150
+
+
+def test_drop_stamped_before_the_previous_heartbeat_is_not_a_reset() -> None:
+    # the beam broke at 999 ms, the heartbeat went out at 1000 ms, the drop was confirmed at
+    # 1001 ms: on the wire the drop's time is earlier than the heartbeat's
+    parser = LineParser()
+    parser.feed(encode(_hello()) + encode(Heartbeat(1, 1_000_000, BOOT, 0)))
+    assert parser.feed(encode(Drop(2, 999_000, 1))).problems == ()
+    parser.feed(encode(Heartbeat(3, 5_000_000, BOOT, 0)))
+    assert _kinds(parser.feed(encode(Drop(4, 1, 1)))) == [ProblemKind.RESET]  # 5 s back
