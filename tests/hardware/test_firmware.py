@@ -33,7 +33,7 @@ def host_binary(tmp_path_factory: pytest.TempPathFactory) -> Path:
     cmd = [
         "g++",
         "-std=c++11",
-        "-O1",
+        "-O0",
         "-Wall",
         "-Wextra",
         "-Werror",
