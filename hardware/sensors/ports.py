@@ -55,13 +55,14 @@ def list_ports() -> tuple[PortInfo, ...]:
     return tuple(sorted(ports, key=lambda p: (not p.likely_board, p.device)))
 
 
-def run_ports(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+def run_ports(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """``railbird ports``: print candidate sensor ports, one per line; exit status 0.
 
     A ``*`` marks a likely sensor board. With no ports, says so (still status 0: it is an
     answer, not a failure).
     """
     del args  # no options yet
+    out = out or sys.stdout
     ports = list_ports()
     if not ports:
         print("no serial ports found (is the board plugged in?)", file=out)
