@@ -132,7 +132,7 @@ class SensorLink:
         self._open = False
         self._open_error = "not opened yet"
         self._last_line_at: float | None = None
-        self._silent_since = 0.0
+        self._opened_at = 0.0
         self._last_t_us: int | None = None
         self._recent: deque[tuple[float, str]] = deque(maxlen=256)
         self._stuck: set[int] = set()
@@ -144,7 +144,7 @@ class SensorLink:
         """The port was (re)opened: forget any half line from before."""
         self._open = True
         self._last_line_at = None
-        self._silent_since = now
+        self._opened_at = now
         self._hello_since_open = False
         self._hello_requested = False
         self.parser.drop_partial_line()
@@ -179,7 +179,7 @@ class SensorLink:
         """
         if not self._open or self._hello_since_open or self._hello_requested:
             return False
-        if now - self._silent_since < after_s:
+        if now - self._opened_at < after_s:
             return False
         self._hello_requested = True
         return True
@@ -189,18 +189,20 @@ class SensorLink:
         if not self._open:
             return SensorStatus(LinkState.OFFLINE, (self._open_error,), self.port)
         if self._last_line_at is None:
-            silent_for = now - self._silent_since
-            if silent_for >= self.config.silence_s:
-                why = f"no line from the board in {silent_for:.1f} s since the port opened"
+            if now - self._opened_at >= self.config.silence_s:
+                why = f"no line from the board since the port opened ({self._silence_text})"
                 return SensorStatus(LinkState.OFFLINE, (why,), self.port)
             return SensorStatus(LinkState.DEGRADED, ("waiting for the board",), self.port)
-        silent_for = now - self._last_line_at
-        if silent_for >= self.config.silence_s:
-            why = f"no line from the board for {silent_for:.1f} s"
+        if now - self._last_line_at >= self.config.silence_s:
+            why = f"no line from the board for {self._silence_text}"
             return SensorStatus(LinkState.OFFLINE, (why,), self.port)
         reasons = self._degraded_reasons(now)
         state = LinkState.DEGRADED if reasons else LinkState.ONLINE
         return SensorStatus(state, tuple(reasons), self.port)
+
+    @property
+    def _silence_text(self) -> str:
+        return f"{self.config.silence_s:g} s or more"
 
     def _degraded_reasons(self, now: float) -> list[str]:
         reasons: list[str] = []
@@ -213,7 +215,8 @@ class SensorLink:
         else:
             uncertainty = self.sync.to_session(self._last_t_us)[1]
             if uncertainty > self.config.max_uncertainty_s:
-                reasons.append(f"board clock not yet synchronised (+-{uncertainty * 1e3:.1f} ms)")
+                # no number in it: a status changes when its meaning does, not every line
+                reasons.append("board clock not yet synchronised")
         recent = sorted({what for when, what in self._recent if now - when < self.config.recent_s})
         reasons.extend(recent)
         return reasons
