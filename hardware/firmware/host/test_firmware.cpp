@@ -144,6 +144,7 @@ void test_board_emits_hello_drops_heartbeats_in_sequence() {
   }
   const std::vector<std::string> lines = lines_of(out);
   CHECK(lines.size() == 4);  // hello, drop, heartbeat at 1 s and 2 s
+  if (lines.size() != 4) return;
   CHECK(lines[0].find("$H,0,100,1,1.0.0,6,0000CAFE*") == 0);
   CHECK(lines[1].find("$D,1,500000,3*") == 0);
   CHECK(lines[2].find("$B,2,1000100,0000CAFE,00*") == 0);
@@ -199,6 +200,26 @@ void test_board_timestamps_survive_micros_wrap() {
   CHECK(out.find(expect + ",5*") != std::string::npos);
 }
 
+void test_board_reports_a_stuck_sensor_in_faults_and_heartbeats() {
+  rb::Board board;
+  board.begin(9, "1.0.0", 6, 0);
+  std::string out;
+  for (uint32_t t = 0; t < 4000000; t += 500) {
+    board.poll(t, (t >= 100000 && t < 3000000) ? 0x02 : 0);  // pocket 1 blocked 2.9 s
+    out += drain(board);
+  }
+  const std::vector<std::string> lines = lines_of(out);
+  // stuck 2 s after the first edge, in every heartbeat while stuck, clear 20 ms after release
+  CHECK(lines.size() == 7);
+  if (lines.size() != 7) return;
+  CHECK(lines[1].find("$D,1,100000,1*") == 0);
+  CHECK(lines[2].find("$B,2,1000000,00000009,00*") == 0);
+  CHECK(lines[3].find("$B,3,2000000,00000009,00*") == 0);
+  CHECK(lines[4].find("$F,4,2100000,1,STUCK*") == 0);
+  CHECK(lines[5].find("$B,5,3000000,00000009,02*") == 0);
+  CHECK(lines[6].find("$F,6,3020000,1,CLEAR*") == 0);
+}
+
 int run_encode() {
   char kind;
   char line[rb::kMaxLine];
@@ -250,6 +271,7 @@ int main(int argc, char** argv) {
   test_board_answers_a_hello_request();
   test_board_reports_lost_drops_when_the_link_stalls();
   test_board_timestamps_survive_micros_wrap();
+  test_board_reports_a_stuck_sensor_in_faults_and_heartbeats();
   if (failures) {
     std::fprintf(stderr, "%d check(s) failed\n", failures);
   } else {

@@ -183,3 +183,19 @@ def test_raw_bytes_are_handed_out_and_replay_to_the_same_drops(tmp_path: Path) -
     replay = SensorLink("replay")
     replayed = [s for data, t in log for s in replay.receive(data, t)]
     assert len(live) == 3 and replayed == live
+
+
+def test_spy_url_reads_through_and_logs_the_traffic(tmp_path: Path) -> None:
+    board = SimulatedBoard(_drops([4.5, 5.0]), end=6.0)
+    steps, truth = board.script()
+    spy_log = tmp_path / "spy.txt"
+    clock = SteppedClock()
+    with PtyPort(tmp_path / "tty") as port:
+        reader = SensorReader(f"spy://{port.path}?file={spy_log}", clock=clock)
+        with reader:
+            assert reader.wait_for(lambda r: r.connections == 1, WAIT_S)
+            run_script(steps, port, reader, clock)
+    signals = [reader.signals.get_nowait() for _ in range(reader.signals.qsize())]
+    _assert_matches_truth(signals, truth)
+    traffic = spy_log.read_text()
+    assert traffic.count(" RX ") >= 6 and "ED0001" in traffic  # hex dump of what was read
