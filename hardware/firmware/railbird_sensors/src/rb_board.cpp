@@ -46,7 +46,10 @@ void Board::poll(uint32_t now32, uint8_t active_mask) {
   }
   if (hello_requested_ && push(kHello, 0, 0, now)) hello_requested_ = false;
   if (now - last_heartbeat_us_ >= kHeartbeatUs && push(kHeartbeat, 0, 0, now)) {
-    last_heartbeat_us_ = now;
+    // Keep to a 1 s grid so the loop's own latency does not stretch the period; after a
+    // long stall, restart the grid instead of sending a burst.
+    last_heartbeat_us_ += kHeartbeatUs;
+    if (now - last_heartbeat_us_ >= kHeartbeatUs) last_heartbeat_us_ = now;
   }
   write_lines();
 }
