@@ -18,8 +18,8 @@ import math
 from collections import deque
 from dataclasses import dataclass
 
-RESOLUTION_S = 100e-6
-"""Timestamp granularity of the firmware's fast-poll loop (an upper bound)."""
+RESOLUTION_S = 200e-6
+"""Timestamp granularity of the firmware's fast-poll loop (100-200 us in simavr)."""
 
 OFFSET_ERROR_FACTOR = 3.0
 """Scales the jitter-over-count estimate of the envelope's offset error (see bench)."""

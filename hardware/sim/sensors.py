@@ -59,6 +59,7 @@ class BoardModel:
         baudrate: Serial speed; each line takes ``10 * len / baudrate`` on the wire.
         heartbeat_s: Heartbeat period in device seconds.
         confirm_s: Debounce confirmation before a drop line is sent (its timestamp is the edge).
+        poll_s: The firmware's input polling period: the edge is seen up to this late.
         boot_delay_s: From a reset to the hello (bootloader wait).
         firmware: Firmware version in the hello.
         boot_id: Boot id of the first boot (later boots derive theirs).
@@ -72,6 +73,7 @@ class BoardModel:
     baudrate: int = 115200
     heartbeat_s: float = 1.0
     confirm_s: float = 0.002
+    poll_s: float = 150e-6
     boot_delay_s: float = 0.5
     firmware: str = "1.0.0"
     boot_id: int = 0x5EED0001
@@ -237,7 +239,9 @@ class SimulatedBoard:
         else:
             assert drop is not None
             pocket = m.pocket_map.index(drop.pocket)
-            message = Drop(seq, self.device_us(drop.time, boot.at), pocket)
+            # the poll loop sees the edge somewhere within one period after it happened
+            seen = drop.time + random.Random(f"{self.seed}:{drop.time!r}").uniform(0, m.poll_s)
+            message = Drop(seq, self.device_us(seen, boot.at), pocket)
         return _Line(sent, message, drop, boot.index)
 
     def _transmit(

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import select
 from pathlib import Path
 
 import pytest
@@ -56,7 +57,8 @@ def test_script_is_the_firmware_protocol_with_device_time_and_drift() -> None:
     )
     drops = [m for m in messages if isinstance(m, Drop)]
     assert [d.pocket for d in drops] == [4, 3]
-    assert drops[0].t_us == round((2.5 + 10.0) * 1.001 * 1e6)
+    edge_us = round((2.5 + 10.0) * 1.001 * 1e6)
+    assert 0 <= drops[0].t_us - edge_us <= model.poll_s * 1.001e6 + 1  # seen at the next poll
     assert [t.t_us for t in truth] == [d.t_us for d in drops]
     # arrivals come after the drop: debounce + transmission + latency floor at least
     for t in truth:
@@ -114,7 +116,8 @@ def test_drops_after_a_reset_belong_to_the_new_boot() -> None:
         [SimDrop(PocketId.HEAD_RIGHT, 6.0)], end=8.0, faults=Faults(reset_at=(3.0,))
     )
     [truth] = board.script()[1]
-    assert truth.boot == 1 and truth.seq is not None and truth.t_us == round(3.0 * board.rate * 1e6)
+    assert truth.boot == 1 and truth.seq is not None and truth.t_us is not None
+    assert 0 <= truth.t_us - round(3.0 * board.rate * 1e6) <= 151
 
 
 def test_play_streams_the_script_through_a_pty(tmp_path: Path) -> None:
@@ -125,10 +128,21 @@ def test_play_streams_the_script_through_a_pty(tmp_path: Path) -> None:
             thread, _ = play_in_background(steps, port, FakeClock())
             thread.join(5.0)
             assert not thread.is_alive()
-            got = os.read(reader, 65536)
+            got = _read_until(reader, len(_bytes(steps)))
         finally:
             os.close(reader)
     assert got == _bytes(steps)
+
+
+def _read_until(fd: int, size: int, timeout: float = 5.0) -> bytes:
+    """Read from a pty until ``size`` bytes came (the kernel hands them over asynchronously)."""
+    got = b""
+    while len(got) < size:
+        ready, _, _ = select.select([fd], [], [], timeout)
+        if not ready:
+            break
+        got += os.read(fd, 65536)
+    return got
 
 
 def test_pty_port_unplug_removes_the_path(tmp_path: Path) -> None:
