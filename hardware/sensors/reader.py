@@ -24,6 +24,9 @@ from rules.errors import SensorError
 
 log = logging.getLogger(__name__)
 
+STABLE_LINK_S = 5.0
+"""A connection that lasted this long resets the reconnection backoff."""
+
 
 class SerialPort(Protocol):
     """The part of `serial.Serial` the reader uses."""
@@ -54,10 +57,12 @@ def open_port(url: str, baudrate: int = 115200, timeout: float = 0.05) -> Serial
     """Open a pyserial URL.
 
     Raises:
-        SensorError: The port does not exist, is busy, or the URL is invalid (names the port).
+        SensorError: The port does not exist, is held by another program, or the URL is
+            invalid (names the port).
     """
     try:
-        return serial.serial_for_url(url, baudrate=baudrate, timeout=timeout)
+        # exclusive: a second program on the same board would steal half its lines
+        return serial.serial_for_url(url, baudrate=baudrate, timeout=timeout, exclusive=True)
     except (serial.SerialException, OSError, ValueError) as exc:
         raise SensorError(f"cannot open sensor port {url}: {exc}") from exc
 
@@ -188,19 +193,23 @@ class SensorReader:
                 self._wait(delay)
                 delay = min(delay * 2, self._backoff[1])
                 continue
-            delay = self._backoff[0]
+            opened_at = self._clock.now()
             try:
                 self._serve(port)
             except (serial.SerialException, OSError) as exc:
                 self._link.closed(self._clock.now(), f"lost sensor port {self.port}: {exc}")
-                self._report()
             except Exception:  # the reader must outlive any bug: report it and reconnect
                 log.exception("%s: reader failed", self.port)
                 self._link.closed(self._clock.now(), f"reader of {self.port} failed (see log)")
-                self._report()
-                self._wait(delay)
             finally:
                 _close_quietly(port)
+            self._report()
+            # A link that held a while starts the backoff afresh; one that keeps failing right
+            # after opening (a flapping cable) backs off like a port that will not open.
+            if self._clock.now() - opened_at >= STABLE_LINK_S:
+                delay = self._backoff[0]
+            self._wait(delay)
+            delay = min(delay * 2, self._backoff[1])
         self._link.closed(self._clock.now(), f"reader of {self.port} stopped")
         self._report()
 

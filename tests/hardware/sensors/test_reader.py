@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
 import serial
 
+from hardware.clock import FakeClock
 from hardware.sensors.link import LinkConfig, LinkState, PocketSignal, SensorLink, SensorStatus
 from hardware.sensors.protocol import Drop, Heartbeat, Hello, encode
 from hardware.sensors.reader import SensorReader
@@ -199,3 +201,46 @@ def test_spy_url_reads_through_and_logs_the_traffic(tmp_path: Path) -> None:
     _assert_matches_truth(signals, truth)
     traffic = spy_log.read_text()
     assert traffic.count(" RX ") >= 6 and "ED0001" in traffic  # hex dump of what was read
+
+
+def test_a_port_held_by_another_reader_is_refused_by_name(tmp_path: Path) -> None:
+    with PtyPort(tmp_path / "tty") as port:
+        first = SensorReader(port.path, clock=SteppedClock())
+        with first:
+            assert first.wait_for(lambda r: r.connections == 1, WAIT_S)
+            second = SensorReader(port.path, clock=SteppedClock())
+            with second:
+                assert second.wait_for(lambda r: "exclusively" in str(r.status), WAIT_S)
+            assert second.connections == 0
+            assert str(second.status).startswith("sensors offline")
+
+
+class _FlappingPort:
+    """Opens fine, fails on the first read: a cable with a bad contact."""
+
+    in_waiting = 0
+
+    def read(self, size: int = 1) -> bytes:
+        raise serial.SerialException("device reports readiness to read but returned no data")
+
+    def write(self, data: bytes) -> int:
+        return len(data)
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_flapping_port_backs_off_on_the_session_clock() -> None:
+    clock = FakeClock()
+    opened: list[float] = []
+
+    def opener(url: str, baud: int, timeout: float) -> _FlappingPort:
+        opened.append(clock.now())
+        return _FlappingPort()
+
+    reader = SensorReader("/dev/ttyFLAKY", clock=clock, opener=opener, backoff_s=(0.1, 2.0))
+    with reader:
+        assert reader.wait_for(lambda r: r.connections >= 8, WAIT_S)
+    gaps = [round(b - a, 3) for a, b in itertools.pairwise(opened)][:7]
+    assert gaps == [0.1, 0.2, 0.4, 0.8, 1.6, 2.0, 2.0]
+    assert "lost sensor port /dev/ttyFLAKY" in _reasons(reader)
