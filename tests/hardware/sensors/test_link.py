@@ -5,6 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from hardware.sensors.link import LinkConfig, LinkState, SensorLink
 from hardware.sensors.protocol import (
     Drop,
@@ -114,3 +117,27 @@ def test_hello_is_requested_once_only_if_the_board_did_not_say_it() -> None:
     link.opened(20.0)
     link.receive(encode(Hello(0, 1_000, 1, "1.0.0", 6, BOOT)), 20.6)
     assert not link.wants_hello(22.0)
+
+
+_u32 = st.integers(0, 2**32 - 1)
+_u64 = st.integers(0, 2**64 - 1)
+_messages = st.one_of(
+    st.builds(Hello, _u32, _u64, st.integers(0, 3), st.just("1.0.0"), st.integers(1, 8), _u32),
+    st.builds(Drop, _u32, _u64, st.integers(0, 7)),
+    st.builds(Heartbeat, _u32, _u64, st.sampled_from([BOOT, BOOT + 1]), st.integers(0, 255)),
+    st.builds(Fault, _u32, _u64, st.integers(0, 7), st.sampled_from(list(FaultCode))),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(stream=st.lists(st.tuples(_messages, st.floats(0, 0.5), st.binary(max_size=8)), max_size=40))
+def test_any_sequence_of_lines_never_breaks_the_link(stream) -> None:
+    link = SensorLink("/dev/ttyFUZZ")
+    link.opened(0.0)
+    now = 0.0
+    for message, gap, noise in stream:
+        now += gap
+        for signal in link.receive(noise + encode(message), now):
+            assert signal.uncertainty >= 0 and signal.pocket in list(PocketId)
+        status = link.status(now)
+        assert status.state in list(LinkState)
