@@ -137,7 +137,7 @@ class DropTruth:
         t_us: The device timestamp the board gave it (None if the board was not running).
         seq: The sequence number of its line (None if never sent).
         arrival: Session time its line arrived (None if lost).
-        boot: Which boot of the board saw it (0 = first).
+        boot: Which boot of the board saw it (0 = first; -1 = none, it was restarting).
     """
 
     drop: SimDrop
@@ -193,7 +193,7 @@ class SimulatedBoard:
         rng = random.Random(self.seed)
         boots = self._boots()
         lines = self._lines(boots)
-        return self._transmit(lines, boots, rng)
+        return self._transmit(lines, rng)
 
     def device_us(self, time: float, boot_at: float) -> int:
         """The device time at session ``time`` for a boot at session ``boot_at``."""
@@ -245,7 +245,7 @@ class SimulatedBoard:
         return _Line(sent, message, drop, boot.index)
 
     def _transmit(
-        self, lines: list[_Line], boots: list[_Boot], rng: random.Random
+        self, lines: list[_Line], rng: random.Random
     ) -> tuple[tuple[Step, ...], tuple[DropTruth, ...]]:
         m, f = self.model, self.faults
         steps: list[Step] = []
@@ -313,6 +313,8 @@ def _garbage(rng: random.Random) -> bytes:
     data = bytearray(rng.randbytes(rng.randrange(3, 40)))
     if rng.random() < 0.5:
         data[rng.randrange(len(data))] = ord("\n")
+    if rng.random() < 0.5:
+        data[rng.randrange(len(data))] = ord("$")
     return bytes(data)
 
 

@@ -85,7 +85,7 @@ def test_garbage_corrupt_and_lost_lines_degrade_the_link_but_lose_no_good_drop(
     _assert_matches_truth(signals, truth)
     assert sum(t.arrival is None for t in truth) == 1  # the lost line carried the 10.0 drop
     counters = reader.link.parser.counters
-    assert counters.garbage_bytes > 0 and counters.bad_checksum == 1
+    assert counters.garbage_bytes > 0 and counters.bad_checksum >= 1  # noise may hold a $
     assert counters.gaps == 2  # after the corrupt line and after the lost one
     reasons = _reasons(reader)
     assert "bad lines" in reasons and "lines lost" in reasons
