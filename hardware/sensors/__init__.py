@@ -1,0 +1,1 @@
+"""Pocket sensors: the serial line protocol, the reader thread and device-clock mapping."""
