@@ -10,6 +10,8 @@ from collections.abc import Sequence
 
 from calibration.table import STANDARD_TABLES, TableSpec
 from hardware.cameras import check as camera_check
+from hardware.sensors import ports as sensor_ports
+from hardware.sensors import watch as sensor_watch
 from railbird import __version__, calibrate_cmd
 from railbird.config import RailbirdConfig, load_config
 from railbird.referee_cmd import add_referee_command
@@ -56,6 +58,14 @@ def _parser() -> argparse.ArgumentParser:
     camera.set_defaults(run=camera_check.run_camera_check)
 
     add_referee_command(commands)
+
+    ports = commands.add_parser("ports", help="list serial ports, likely sensor boards first")
+    ports.set_defaults(run=sensor_ports.run_ports)
+
+    sensors = commands.add_parser("sensors", help="watch the pocket sensors: drops and status")
+    sensors.add_argument("port", help="pyserial URL: /dev/ttyACM0, COM3, spy:///dev/ttyACM0")
+    sensors.add_argument("--seconds", type=float, help="stop after this long (default: Ctrl-C)")
+    sensors.set_defaults(run=sensor_watch.run_sensors)
 
     config = commands.add_parser("config", help="check a config file and print it resolved")
     config.add_argument("file", help="TOML config file")

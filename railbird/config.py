@@ -13,6 +13,7 @@ from pathlib import Path
 
 from calibration.config import TableConfig
 from hardware.cameras.config import CameraConfig
+from hardware.sensors.config import SensorsConfig
 from rules.codec import from_jsonable
 from rules.config import RefereeConfig
 from rules.errors import ConfigError
@@ -27,6 +28,7 @@ class RailbirdConfig:
     Attributes:
         table: ``[table]``, the table watched.
         camera: ``[camera]``, the live camera (absent: none configured).
+        sensors: ``[sensors]``, the pocket-sensor board (no port: vision only).
         referee: ``[referee]``, the game and its options.
         shot_clock: ``[shot_clock]``, limits and extensions (rules 1.11, 2.25).
         match: ``[match]``, the race, break order and time-outs.
@@ -34,6 +36,7 @@ class RailbirdConfig:
 
     table: TableConfig = field(default_factory=TableConfig)
     camera: CameraConfig | None = None
+    sensors: SensorsConfig = field(default_factory=SensorsConfig)
     referee: RefereeConfig = field(default_factory=RefereeConfig)
     shot_clock: ShotClockConfig = field(default_factory=ShotClockConfig)
     match: MatchConfig = field(default_factory=MatchConfig)

@@ -25,6 +25,7 @@ from hardware.sensors.protocol import (
     ProblemKind,
     encode,
 )
+from rules.signals import PocketSignal
 from rules.table import PocketId
 
 log = logging.getLogger(__name__)
@@ -38,23 +39,6 @@ DEFAULT_POCKET_MAP: tuple[PocketId, ...] = (
     PocketId.FOOT_RIGHT,
 )
 """Input i of the board (pin 2 + i on the reference firmware) is ``DEFAULT_POCKET_MAP[i]``."""
-
-
-@dataclass(frozen=True, slots=True)
-class PocketSignal:
-    """A ball dropped through a pocket sensor.
-
-    Attributes:
-        pocket: The pocket.
-        time: Session time of the drop (the device timestamp mapped onto the session clock).
-        uncertainty: Half-width in seconds of the interval the drop surely lies in.
-        seq: The line's sequence number (for logs and deduplication).
-    """
-
-    pocket: PocketId
-    time: float
-    uncertainty: float
-    seq: int
 
 
 class LinkState(StrEnum):

@@ -18,9 +18,10 @@ from typing import Any, Protocol
 import serial
 
 from hardware.clock import Clock
-from hardware.sensors.link import LinkConfig, PocketSignal, SensorLink, SensorStatus
+from hardware.sensors.link import LinkConfig, SensorLink, SensorStatus
 from hardware.sensors.protocol import HELLO_REQUEST
 from rules.errors import SensorError
+from rules.signals import PocketSignal
 
 log = logging.getLogger(__name__)
 

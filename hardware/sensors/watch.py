@@ -46,7 +46,7 @@ def watch(
                 drops += 1
                 print(
                     f"{signal.time:9.3f}  drop {signal.pocket:<10} "
-                    f"+-{signal.uncertainty * 1e3:.1f} ms  seq {signal.seq}",
+                    f"+-{signal.uncertainty * 1e3:.1f} ms  seq {signal.sequence}",
                     file=out,
                 )
         except KeyboardInterrupt:

@@ -39,7 +39,7 @@ def test_clean_link_is_online_and_maps_drops() -> None:
     link, seq, now = _online_link()
     assert link.status(now).state is LinkState.ONLINE
     [signal] = link.receive(encode(Drop(seq, 105_300_000, 2)), now + 0.3)
-    assert signal.pocket is PocketId.SIDE_LEFT and signal.seq == seq
+    assert signal.pocket is PocketId.SIDE_LEFT and signal.sequence == seq
     # heartbeats arrived 4 ms after they were stamped: their transmission time and the 1 ms
     # latency floor are known, the rest (~0.2 ms) is taken as the board's offset
     heartbeat_s = len(encode(Heartbeat(1, 101_000_000, BOOT, 0))) * 10 / 115200

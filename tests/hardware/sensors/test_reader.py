@@ -9,11 +9,12 @@ import pytest
 import serial
 
 from hardware.clock import FakeClock
-from hardware.sensors.link import LinkConfig, LinkState, PocketSignal, SensorLink, SensorStatus
+from hardware.sensors.link import LinkConfig, LinkState, SensorLink, SensorStatus
 from hardware.sensors.protocol import Drop, Heartbeat, Hello, encode
 from hardware.sensors.reader import SensorReader
 from hardware.sim.sensors import BoardModel, DropTruth, Faults, PtyPort, SimDrop, SimulatedBoard
 from rules.errors import SensorError
+from rules.signals import PocketSignal
 from rules.table import PocketId
 from tests.hardware.sensors.stepped import WAIT_S, SteppedClock, run_script
 
@@ -50,7 +51,7 @@ def _assert_matches_truth(signals: list[PocketSignal], truth: tuple[DropTruth, .
     assert len(signals) == len(delivered)
     for signal, t in zip(signals, delivered, strict=True):
         assert signal.pocket is t.drop.pocket
-        assert signal.seq == t.seq
+        assert signal.sequence == t.seq
         assert abs(signal.time - t.drop.time) < TOLERANCE_S, (signal, t)
         assert signal.uncertainty < 0.005
 
@@ -164,7 +165,7 @@ def test_loop_url_and_callback_delivery() -> None:
     with reader:
         assert reader.wait_for(lambda r: r.link.parser.counters.lines == 3, WAIT_S)
     [signal] = got
-    assert signal.pocket is PocketId.FOOT_RIGHT and signal.seq == 2
+    assert signal.pocket is PocketId.FOOT_RIGHT and signal.sequence == 2
     assert reader.signals.empty()
 
 
