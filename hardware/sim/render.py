@@ -72,6 +72,9 @@ _GLYPH_PX = 32
 _SHADOW_STRENGTH = 0.55
 _NOISE_PAD = 64
 
+Box = tuple[int, int, int, int]
+"""A pixel rectangle (x0, y0, x1, y1), end exclusive."""
+
 
 class ClothColour(StrEnum):
     """The cloth colours the renderer knows."""
@@ -209,31 +212,66 @@ class TableRenderer:
         subs = [snapshots] if isinstance(snapshots, TableSnapshot) else list(snapshots)
         if not subs:
             raise ValueError("render: no snapshot to render")
-        if len(subs) == 1:
-            image = self.compose(subs[0])
-        else:
-            acc = np.zeros(self._background.shape, dtype=np.uint16)
-            for snap in subs:
-                acc += self.compose(snap)
-            image = ((acc + len(subs) // 2) // len(subs)).astype(np.uint8)
+        image = self.compose(subs[0]) if len(subs) == 1 else self.expose(subs)
         return self._degrade(image, frame_index)
 
     def compose(self, snapshot: TableSnapshot) -> np.ndarray:
         """The clean picture of one instant: table, shadows, balls and occluders, no noise."""
         image = self._background.copy()
-        positions = np.asarray(snapshot.positions, dtype=np.float64)
-        on_table = np.asarray(snapshot.on_table, dtype=bool)
-        shown = np.flatnonzero(on_table & self._in_view(positions))
-        if len(shown):
-            self._draw_balls(
-                image,
-                [snapshot.balls[i] for i in shown],
-                positions[shown],
-                np.asarray(snapshot.orientations, dtype=np.float64)[shown],
-            )
+        layer = self._prepare([_shown(snapshot, set(snapshot.balls), self._in_view)])
+        layer.paint(image, np.arange(layer.count))
         for occluder in snapshot.occluders:
             self._draw_occluder(image, occluder)
         return image
+
+    def expose(self, snapshots: Sequence[TableSnapshot]) -> np.ndarray:
+        """The clean average of several instants: motion blur, no noise.
+
+        Equal to averaging `compose` of each instant, but cheaper: balls that do not move are
+        drawn once, the moving ones of every instant are shaded in one batch, and only the
+        pixels that something moving touched are averaged.
+        """
+        still = _still_balls(snapshots)
+        base = self._background.copy()
+        fixed = self._prepare([_shown(snapshots[0], still, self._in_view)])
+        fixed.paint(base, np.arange(fixed.count))
+        moving = self._prepare([_shown(s, set(s.balls) - still, self._in_view) for s in snapshots])
+        frames, boxes = [], []
+        for k, snap in enumerate(snapshots):
+            image = base.copy()
+            boxes.extend(moving.paint(image, np.flatnonzero(moving.instant == k)))
+            for occluder in snap.occluders:
+                box = self._draw_occluder(image, occluder)
+                if box is not None:
+                    boxes.append(box)
+            frames.append(image)
+        n = len(frames)
+        for x0, y0, x1, y1 in _merge_boxes(boxes):
+            total = np.zeros((y1 - y0, x1 - x0, 3), dtype=np.uint16)
+            for image in frames:
+                total += image[y0:y1, x0:x1]
+            base[y0:y1, x0:x1] = ((total + n // 2) // n).astype(np.uint8)
+        return base
+
+    def _prepare(self, instants: list[_Shown]) -> _BallLayer:
+        """Shade the balls of one or more instants in one batch."""
+        balls = [b for shown in instants for b in shown.balls]
+        instant = np.array([k for k, shown in enumerate(instants) for _ in shown.balls], dtype=int)
+        if not balls:
+            return _BallLayer.empty()
+        centres = np.concatenate([shown.centres for shown in instants])
+        orientations = np.concatenate([shown.orientations for shown in instants])
+        geo = _ball_geometry(self.camera, self._camera_position, centres)
+        shadows = _shadow_sprites(geo, centres)
+        numbers = np.array([b.number for b in balls])
+        sprites = _ball_sprites(geo, centres, orientations, numbers, self._looks, self._lamps)
+        shade = _vignette_at(self.camera, self.config.vignetting, geo.centre_px)
+        # A ball below its resting height is dropping into a pocket: into the dark.
+        shade *= np.clip(centres[:, 2] / BALL_RADIUS_MM, 0.15, 1.0)
+        colour = sprites.colour * shade.astype(np.float32)[:, None, None, None] + 0.5
+        colour = np.clip(colour, 0.0, 255.0).astype(np.uint8)
+        distance = np.linalg.norm(centres - self._camera_position, axis=1)
+        return _BallLayer(len(balls), instant, shadows, sprites, colour, distance)
 
     # Balls -------------------------------------------------------------------------------------
 
@@ -247,38 +285,15 @@ class TableRenderer:
             margin = BALL_RADIUS_MM / depth
         return (depth > BALL_RADIUS_MM) & (radius - margin < self._view_radius)
 
-    def _draw_balls(
-        self,
-        image: np.ndarray,
-        balls: list[BallId],
-        centres: np.ndarray,
-        orientations: np.ndarray,
-    ) -> None:
-        geo = _ball_geometry(self.camera, self._camera_position, centres)
-        shadows = _shadow_sprites(geo, centres)
-        black = np.zeros((*shadows.alpha.shape[1:], 3), dtype=np.uint8)
-        for i in range(len(balls)):
-            _blend(image, shadows.origin[i], shadows.alpha[i], black)
-        numbers = np.array([b.number for b in balls])
-        sprites = _ball_sprites(geo, centres, orientations, numbers, self._looks, self._lamps)
-        shade = _vignette_at(self.camera, self.config.vignetting, geo.centre_px)
-        # A ball below its resting height is dropping into a pocket: into the dark.
-        shade *= np.clip(centres[:, 2] / BALL_RADIUS_MM, 0.15, 1.0)
-        colour = sprites.colour * shade.astype(np.float32)[:, None, None, None] + 0.5
-        colour = np.clip(colour, 0.0, 255.0).astype(np.uint8)
-        # Farthest first, so nearer balls (airborne, on top) cover farther ones.
-        distance = np.linalg.norm(centres - self._camera_position, axis=1)
-        for i in np.argsort(-distance):
-            _blend(image, sprites.origin[i], sprites.alpha[i], colour[i])
-
     # Occluders ---------------------------------------------------------------------------------
 
-    def _draw_occluder(self, image: np.ndarray, occluder: Occluder) -> None:
+    def _draw_occluder(self, image: np.ndarray, occluder: Occluder) -> Box | None:
+        """Draw an occluder and its shadow; returns the box drawn over (None: nothing)."""
         outline = _densify(np.array(occluder.polygon, dtype=np.float64))
         if len(outline) < 3:
-            return
+            return None
         below = self.camera.project(np.column_stack((outline, np.zeros(len(outline)))))
-        _soft_shadow(image, below, strength=0.35)
+        shadow_box = _soft_shadow(image, below, strength=0.35)
         above = self.camera.project(
             np.column_stack((outline, np.full(len(outline), occluder.height_mm)))
         )
@@ -286,6 +301,19 @@ class TableRenderer:
         cv2.fillPoly(image, [pts], occluder.colour_bgr, cv2.LINE_AA, shift=4)
         edge = tuple(int(c * 0.7) for c in occluder.colour_bgr)
         cv2.polylines(image, [pts], True, edge, 2, cv2.LINE_AA, shift=4)
+        h, w = image.shape[:2]
+        x0, y0 = np.floor(above.min(axis=0)).astype(int) - 3
+        x1, y1 = np.ceil(above.max(axis=0)).astype(int) + 4
+        drawn = (max(x0, 0), max(y0, 0), min(x1, w), min(y1, h))
+        boxes = [b for b in (shadow_box, drawn) if b is not None and b[0] < b[2] and b[1] < b[3]]
+        if not boxes:
+            return None
+        return (
+            min(b[0] for b in boxes),
+            min(b[1] for b in boxes),
+            max(b[2] for b in boxes),
+            max(b[3] for b in boxes),
+        )
 
     # Camera artefacts --------------------------------------------------------------------------
 
@@ -487,30 +515,128 @@ def _clip_box(
     )
 
 
-def _blend(image: np.ndarray, origin: np.ndarray, alpha: np.ndarray, colour: np.ndarray) -> None:
-    """Mix a uint8 sprite into the image where it covers it (``alpha``), clipped to the image."""
+def _blend(
+    image: np.ndarray, origin: np.ndarray, alpha: np.ndarray, colour: np.ndarray
+) -> Box | None:
+    """Mix a uint8 sprite into the image where it covers it (``alpha``), clipped to the image;
+    returns the box it was drawn in."""
     box = _clip_box(image, origin, alpha.shape[0])
     if box is None:
-        return
+        return None
     iy, ix, sy, sx = box
     a = alpha[sy, sx]
     image[iy, ix] = cv2.blendLinear(image[iy, ix], colour[sy, sx], 1.0 - a, a)
+    return (ix.start, iy.start, ix.stop, iy.stop)
 
 
-def _soft_shadow(image: np.ndarray, outline_px: np.ndarray, strength: float) -> None:
+@dataclass(frozen=True, slots=True)
+class _Shown:
+    """The balls of one instant to draw."""
+
+    balls: tuple[BallId, ...]
+    centres: np.ndarray
+    orientations: np.ndarray
+
+
+def _shown(snapshot: TableSnapshot, balls: set[BallId], in_view) -> _Shown:
+    """Of ``balls``, those on the table and in view at this instant."""
+    positions = np.asarray(snapshot.positions, dtype=np.float64)
+    wanted = np.array([b in balls for b in snapshot.balls], dtype=bool)
+    on_table = np.asarray(snapshot.on_table, dtype=bool)
+    keep = wanted & on_table
+    if keep.any():
+        keep &= in_view(positions)
+    idx = np.flatnonzero(keep)
+    orientations = np.asarray(snapshot.orientations, dtype=np.float64)[idx]
+    return _Shown(tuple(snapshot.balls[i] for i in idx), positions[idx], orientations)
+
+
+@dataclass(frozen=True, slots=True)
+class _BallLayer:
+    """Shaded sprites and shadows of a batch of balls, ready to paint."""
+
+    count: int
+    instant: np.ndarray  # (m,) which instant each ball belongs to
+    shadows: _Sprites | None
+    sprites: _Sprites | None
+    colour: np.ndarray | None  # (m, S, S, 3) uint8
+    distance: np.ndarray | None  # (m,) from the camera
+
+    @classmethod
+    def empty(cls) -> _BallLayer:
+        return cls(0, np.zeros(0, dtype=int), None, None, None, None)
+
+    def paint(self, image: np.ndarray, which: np.ndarray) -> list[Box]:
+        """Paint the shadows, then the balls (farthest first, so nearer balls, airborne ones,
+        cover farther ones); returns the boxes drawn over."""
+        if not len(which) or self.shadows is None:
+            return []
+        assert self.sprites is not None and self.colour is not None
+        assert self.distance is not None
+        black = np.zeros((*self.shadows.alpha.shape[1:], 3), dtype=np.uint8)
+        boxes = [_blend(image, self.shadows.origin[i], self.shadows.alpha[i], black) for i in which]
+        for i in which[np.argsort(-self.distance[which])]:
+            boxes.append(
+                _blend(image, self.sprites.origin[i], self.sprites.alpha[i], self.colour[i])
+            )
+        return [b for b in boxes if b is not None]
+
+
+def _still_balls(snapshots: Sequence[TableSnapshot]) -> set[BallId]:
+    """Balls with the same place, orientation and table state at every instant."""
+    first = snapshots[0]
+    index = {b: i for i, b in enumerate(first.balls)}
+    still = set(first.balls)
+    for snap in snapshots[1:]:
+        for j, ball in enumerate(snap.balls):
+            i = index.get(ball)
+            if i is None or ball not in still:
+                continue
+            same = (
+                bool(snap.on_table[j]) == bool(first.on_table[i])
+                and np.allclose(snap.positions[j], first.positions[i], rtol=0, atol=1e-3)
+                and np.allclose(snap.orientations[j], first.orientations[i], rtol=0, atol=1e-6)
+            )
+            if not same:
+                still.discard(ball)
+        still &= set(snap.balls)
+    return still
+
+
+def _merge_boxes(boxes: list[Box]) -> list[Box]:
+    """Overlapping boxes merged, so each pixel is averaged once."""
+    merged: list[Box] = []
+    for box in sorted(boxes):
+        x0, y0, x1, y1 = box
+        changed = True
+        while changed:
+            changed = False
+            for other in merged:
+                if x0 < other[2] and other[0] < x1 and y0 < other[3] and other[1] < y1:
+                    merged.remove(other)
+                    x0, y0 = min(x0, other[0]), min(y0, other[1])
+                    x1, y1 = max(x1, other[2]), max(y1, other[3])
+                    changed = True
+                    break
+        merged.append((x0, y0, x1, y1))
+    return merged
+
+
+def _soft_shadow(image: np.ndarray, outline_px: np.ndarray, strength: float) -> Box | None:
     h, w = image.shape[:2]
     pad = 12
     x0, y0 = np.floor(outline_px.min(axis=0)).astype(int) - pad
     x1, y1 = np.ceil(outline_px.max(axis=0)).astype(int) + pad
     x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
     if x0 >= x1 or y0 >= y1:
-        return
+        return None
     mask = np.zeros((y1 - y0, x1 - x0), dtype=np.float32)
     pts = np.round((outline_px - (x0, y0)) * 16).astype(np.int32).reshape(-1, 1, 2)
     cv2.fillPoly(mask, [pts], 1.0, cv2.LINE_AA, shift=4)
     mask = cv2.GaussianBlur(mask, (0, 0), 5.0)
     region = image[y0:y1, x0:x1].astype(np.float32)
     image[y0:y1, x0:x1] = (region * (1.0 - strength * mask[..., None]) + 0.5).astype(np.uint8)
+    return (int(x0), int(y0), int(x1), int(y1))
 
 
 def _densify(polygon: np.ndarray, step_mm: float = 20.0) -> np.ndarray:

@@ -220,6 +220,26 @@ def test_motion_blur_smears_a_moving_ball_along_its_path() -> None:
     assert np.linalg.norm(centroid - (start + end) / 2) < 1.5
 
 
+def test_exposure_equals_the_average_of_its_instants(plain) -> None:
+    times = np.linspace(0.0, 0.008, 6)
+    subs = [
+        snapshot(
+            {
+                BallId.CUE: (-400 + 5000 * t, 100.0),  # moving
+                BallId.NINE: (-380.0, 110.0 + 2000 * t),  # moving, overlapping the cue's path
+                BallId.FIVE: (600.0, -200.0),  # still
+                BallId.EIGHT: (HX - R, 0.0),  # still, on the foot cushion
+            },
+            orientations={BallId.CUE: rotation("y", 4000 * t)},
+            occluders=(Occluder(((0, 0), (200 + 3e4 * t, 0), (200, 100), (0, 100))),),
+            time=t,
+        )
+        for t in times
+    ]
+    naive = np.mean([plain.compose(s).astype(float) for s in subs], axis=0)
+    assert np.abs(plain.expose(subs).astype(float) - naive).max() <= 1.0
+
+
 def test_stripes_and_numbers_turn_with_the_ball(plain) -> None:
     spot = (0.0, -200.0)
     centre = plain.camera.project(np.array([[*spot, R]]))[0]
