@@ -585,22 +585,21 @@ class _BallLayer:
 def _still_balls(snapshots: Sequence[TableSnapshot]) -> set[BallId]:
     """Balls with the same place, orientation and table state at every instant."""
     first = snapshots[0]
-    index = {b: i for i, b in enumerate(first.balls)}
-    still = set(first.balls)
+    n = len(first.balls)
+    still = np.ones(n, dtype=bool)
     for snap in snapshots[1:]:
-        for j, ball in enumerate(snap.balls):
-            i = index.get(ball)
-            if i is None or ball not in still:
-                continue
-            same = (
-                bool(snap.on_table[j]) == bool(first.on_table[i])
-                and np.allclose(snap.positions[j], first.positions[i], rtol=0, atol=1e-3)
-                and np.allclose(snap.orientations[j], first.orientations[i], rtol=0, atol=1e-6)
-            )
-            if not same:
-                still.discard(ball)
-        still &= set(snap.balls)
-    return still
+        if snap.balls == first.balls:
+            order = np.arange(n)
+        else:
+            index = {b: j for j, b in enumerate(snap.balls)}
+            order = np.array([index.get(b, -1) for b in first.balls], dtype=int)
+        present = order >= 0
+        j = np.where(present, order, 0)
+        moved = np.abs(np.asarray(snap.positions)[j] - first.positions).max(axis=1) > 1e-3
+        turned = np.abs(np.asarray(snap.orientations)[j] - first.orientations).max(axis=(1, 2))
+        flipped = np.asarray(snap.on_table)[j] != np.asarray(first.on_table)
+        still &= present & ~moved & (turned <= 1e-6) & ~flipped
+    return {b for b, s in zip(first.balls, still, strict=True) if s}
 
 
 def _merge_boxes(boxes: list[Box]) -> list[Box]:

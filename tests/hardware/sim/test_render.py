@@ -240,6 +240,18 @@ def test_exposure_equals_the_average_of_its_instants(plain) -> None:
     assert np.abs(plain.expose(subs).astype(float) - naive).max() <= 1.0
 
 
+def test_exposure_copes_with_reordered_and_pocketed_balls(plain) -> None:
+    def instant(k: int):
+        balls = {BallId.TWO: (100.0 + 8 * k, 0.0), BallId.SIX: (-300.0, 200.0)}
+        if k % 2:
+            balls = dict(reversed(balls.items()))
+        return snapshot(balls, off_table=(BallId.SIX,) if k >= 3 else ())
+
+    subs = [instant(k) for k in range(6)]
+    naive = np.mean([plain.compose(s).astype(float) for s in subs], axis=0)
+    assert np.abs(plain.expose(subs).astype(float) - naive).max() <= 1.0
+
+
 def test_stripes_and_numbers_turn_with_the_ball(plain) -> None:
     spot = (0.0, -200.0)
     centre = plain.camera.project(np.array([[*spot, R]]))[0]
