@@ -801,7 +801,7 @@ def _textures(table: TableSpec, cloth: ClothColour, seed: int) -> _Textures:
     bed = bgr * layout.grain[..., None]
     picture = outside + layout.inside[..., None] * (bed - outside)
     picture += layout.dark[..., None] * (np.array(_POCKET_BGR, dtype=np.float32) - picture)
-    spot = np.minimum(255.0, bgr * 1.6 + 60)
+    spot = np.minimum(255.0, bgr * 1.3 + 35)  # a worn foot-spot sticker, not a ball
     picture += layout.spot[..., None] * (spot - picture)
     # Cushion tops are cloth-covered, a shade darker than the bed.
     rail = layout.wood + layout.cushion[..., None] * (bgr * 0.85 - layout.wood)
