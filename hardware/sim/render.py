@@ -212,7 +212,10 @@ class TableRenderer:
         subs = [snapshots] if isinstance(snapshots, TableSnapshot) else list(snapshots)
         if not subs:
             raise ValueError("render: no snapshot to render")
-        image = self.compose(subs[0]) if len(subs) == 1 else self.expose(subs)
+        if len(subs) == 1:
+            image = self.compose(subs[0])
+        else:
+            image = self.expose(_fill_gaps(subs, self.camera))
         return self._degrade(image, frame_index)
 
     def compose(self, snapshot: TableSnapshot) -> np.ndarray:
@@ -580,6 +583,47 @@ class _BallLayer:
                 _blend(image, self.sprites.origin[i], self.sprites.alpha[i], self.colour[i])
             )
         return [b for b in boxes if b is not None]
+
+
+_MAX_STEP_PX = 2.0
+_MAX_SPLIT = 8
+
+
+def _fill_gaps(snapshots: Sequence[TableSnapshot], camera: CameraModel) -> Sequence[TableSnapshot]:
+    """More instants between those given wherever a ball jumps more than 2 px between them,
+    so a fast ball leaves a smooth streak rather than a row of ghosts.
+
+    Positions are interpolated linearly; orientations and everything else are taken from the
+    nearer given instant. Instants with different balls are left as they are.
+    """
+    first = snapshots[0]
+    if any(s.balls != first.balls for s in snapshots) or not first.balls:
+        return snapshots
+    positions = np.stack([np.asarray(s.positions, dtype=np.float64) for s in snapshots])
+    steps, n = positions.shape[0] - 1, positions.shape[1]
+    pixels = camera.project(positions.reshape(-1, 3)).reshape(steps + 1, n, 2)
+    jump = np.linalg.norm(np.diff(pixels, axis=0), axis=-1).max(axis=1)  # (steps,)
+    splits = np.clip(np.ceil(jump / _MAX_STEP_PX), 1, _MAX_SPLIT).astype(int)
+    if np.all(splits == 1):
+        return snapshots
+    filled: list[TableSnapshot] = []
+    for k in range(steps):
+        a, b = snapshots[k], snapshots[k + 1]
+        for j in range(splits[k]):
+            f = j / splits[k]
+            near = a if f < 0.5 else b
+            filled.append(
+                TableSnapshot(
+                    a.time + f * (b.time - a.time),
+                    first.balls,
+                    positions[k] + f * (positions[k + 1] - positions[k]),
+                    near.orientations,
+                    near.on_table,
+                    near.occluders,
+                )
+            )
+    filled.append(snapshots[-1])
+    return filled
 
 
 def _still_balls(snapshots: Sequence[TableSnapshot]) -> set[BallId]:

@@ -220,6 +220,22 @@ def test_motion_blur_smears_a_moving_ball_along_its_path() -> None:
     assert np.linalg.norm(centroid - (start + end) / 2) < 1.5
 
 
+def test_a_fast_ball_leaves_a_smooth_streak_not_a_row_of_ghosts(plain) -> None:
+    # 6 m/s over 1/60 s is 100 mm, 40 px: 8 instants alone would leave 8 ghosts 6 px apart.
+    subs = [
+        snapshot({BallId.CUE: (6000 * t, 0.0)}, time=t) for t in np.linspace(-1 / 120, 1 / 120, 8)
+    ]
+    x, y = plain.camera.project(np.array([[0.0, 0.0, R]]))[0].round().astype(int)
+    background = plain.background.astype(int)
+
+    def roughness(image: np.ndarray) -> float:
+        diff = np.abs(image.astype(int) - background).sum(axis=2)
+        profile = diff[y - 15 : y + 16, x - 10 : x + 11].sum(axis=0)  # across the streak
+        return float(np.abs(np.diff(profile, 2)).mean())
+
+    assert roughness(plain.render(subs)) < 0.6 * roughness(plain.expose(subs))
+
+
 def test_exposure_equals_the_average_of_its_instants(plain) -> None:
     times = np.linspace(0.0, 0.008, 6)
     subs = [
