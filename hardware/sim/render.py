@@ -19,8 +19,11 @@ distortion, tilt), but cheaply:
   stripe or number disc, so stripes and numbers roll with the ball.
 - Shadows are soft blobs on the cloth under each ball; occluders (an arm, a cue) are polygons at
   their height, drawn over everything with a soft shadow beneath.
-- Motion blur averages sub-frame renders over the exposure; then Gaussian sensor noise (from a
-  precomputed bank, seeded per frame) and a JPEG round trip, as a video link would.
+- Motion blur averages the instants of the exposure (`TableRenderer.expose`): balls that stay
+  put are drawn once, moving ones are shaded in one batch, and more instants are interpolated
+  wherever a ball would jump over 2 px, so fast balls leave streaks rather than ghosts.
+- Then Gaussian sensor noise (from a precomputed bank, seeded per frame) and a JPEG round trip,
+  as an MJPEG webcam link would.
 
 Everything random is drawn from the config's seed and the frame index, so a frame is the same
 however often and in whatever order it is rendered.

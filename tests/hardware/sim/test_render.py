@@ -17,6 +17,7 @@ from hardware.sim.render import (
 )
 from hardware.sim.snapshot import Occluder
 from rules.balls import BALL_RADIUS_MM, BallId
+from rules.codec import dumps, loads
 from rules.errors import ConfigError
 from tests.hardware.sim.snapshots import rotation, snapshot
 
@@ -329,3 +330,9 @@ def test_a_camera_of_another_size_is_refused() -> None:
 def test_bad_render_settings_are_refused(field, value, message) -> None:
     with pytest.raises(ValueError, match=message):
         RenderConfig(**{field: value})
+
+
+def test_render_settings_round_trip_through_the_codec() -> None:
+    config = RenderConfig(cloth=ClothColour.BLUE, jpeg_quality=None, blur_subframes=4, seed=9)
+    assert loads(RenderConfig, dumps(config)) == config
+    assert loads(RenderConfig, dumps(RenderConfig())) == RenderConfig()
