@@ -331,7 +331,7 @@ class TableRenderer:
             h, w = image.shape[:2]
             brighter, darker = self._noise
             view = (slice(oy, oy + h), slice(ox, ox + w))
-            # Two saturating uint8 passes: much cheaper than a float mix of signed noise.
+            # Signed noise as two saturating uint8 passes over precomputed banks.
             image = cv2.subtract(cv2.add(image, brighter[view]), darker[view])
         if cfg.jpeg_quality is not None:
             ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, cfg.jpeg_quality])
