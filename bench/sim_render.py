@@ -26,8 +26,9 @@ import numpy as np
 
 from calibration.camera import MILD_BARREL, CameraModel
 from calibration.table import TableSpec
-from hardware.sim.render import RenderConfig, TableRenderer, sprite_outline_error_px
+from hardware.sim.render import RenderConfig, TableRenderer
 from hardware.sim.snapshot import TableSnapshot
+from hardware.sim.sprites import sprite_outline_error_px
 from rules.balls import BALL_RADIUS_MM, BallId
 
 RESULTS = Path(__file__).resolve().parent / "results" / "sim_render.json"

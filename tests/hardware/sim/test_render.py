@@ -9,13 +9,9 @@ import pytest
 
 from calibration.camera import MILD_BARREL, CameraModel
 from calibration.table import TableSpec
-from hardware.sim.render import (
-    ClothColour,
-    RenderConfig,
-    TableRenderer,
-    sprite_outline_error_px,
-)
+from hardware.sim.render import ClothColour, RenderConfig, TableRenderer
 from hardware.sim.snapshot import Occluder
+from hardware.sim.sprites import sprite_outline_error_px
 from rules.balls import BALL_RADIUS_MM, BallId
 from rules.codec import dumps, loads
 from rules.errors import ConfigError
