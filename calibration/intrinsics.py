@@ -1,6 +1,6 @@
-"""Lens intrinsics and distortion from chessboard pictures (OpenCV's calibrateCamera).
+"""Lens intrinsics and distortion from chessboard or ChArUco pictures (OpenCV's calibrateCamera).
 
-When the user has a few photos of a printed chessboard taken with the table camera, this gives
+When the user has a few photos of a printed board taken with the table camera, this gives
 the focal lengths, principal point and distortion; without them, `CameraModel.default` is the
 fallback and the pose is solved against the table alone.
 """
@@ -63,29 +63,97 @@ def calibrate_intrinsics(
         CalibrationError: no images, images of different sizes, or fewer than `MIN_VIEWS`
             views in which the board was found (the message names the ones without it).
     """
+    size = _common_size(images)
+    board = chessboard_points(pattern, square_mm).astype(np.float32)
+    views = []
+    for image in images:
+        corners = find_chessboard(image, pattern)
+        views.append(None if corners is None else (board, corners))
+    return _fit(size, views, f"a {pattern[0]}x{pattern[1]} chessboard")
+
+
+def calibrate_intrinsics_charuco(
+    images: Sequence[np.ndarray],
+    *,
+    squares: tuple[int, int] = (7, 5),
+    square_mm: float = 30.0,
+    marker_mm: float = 22.0,
+    dictionary: str = "DICT_5X5_100",
+) -> tuple[CameraModel, float]:
+    """Intrinsics and distortion from views of a ChArUco board (a chessboard with ArUco
+    markers in its white squares: it is found even when partly out of view or covered).
+
+    Args:
+        images: BGR or grey pictures of the board, all the same size, in varied poses.
+        squares: Squares per row and per column.
+        square_mm: Side of one square.
+        marker_mm: Side of one marker.
+        dictionary: The ArUco dictionary the board was printed with (OpenCV's name).
+
+    Returns:
+        The fitted camera (pose: the first usable view's board pose) and the RMS reprojection
+        error in pixels.
+
+    Raises:
+        CalibrationError: an unknown dictionary, no images, images of different sizes, or
+            fewer than `MIN_VIEWS` views with at least 6 corners found.
+    """
+    size = _common_size(images)
+    board = charuco_board(squares, square_mm, marker_mm, dictionary)
+    detector = cv2.aruco.CharucoDetector(board)
+    all_corners = np.asarray(board.getChessboardCorners(), dtype=np.float32)
+    views = []
+    for image in images:
+        grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        corners, ids, _, _ = detector.detectBoard(grey)
+        if ids is None or len(ids) < 6:
+            views.append(None)
+            continue
+        views.append((all_corners[ids.ravel()], corners.reshape(-1, 2).astype(np.float64)))
+    return _fit(size, views, f"a {squares[0]}x{squares[1]} ChArUco board")
+
+
+def charuco_board(
+    squares: tuple[int, int], square_mm: float, marker_mm: float, dictionary: str
+) -> cv2.aruco.CharucoBoard:
+    """The ChArUco board of these dimensions (print it with ``generateImage``).
+
+    Raises:
+        CalibrationError: ``dictionary`` is not one of OpenCV's predefined ones.
+    """
+    code = getattr(cv2.aruco, dictionary, None) if dictionary.startswith("DICT_") else None
+    if not isinstance(code, int):
+        raise CalibrationError(f"intrinsics: unknown ArUco dictionary {dictionary!r}")
+    return cv2.aruco.CharucoBoard(
+        squares, square_mm, marker_mm, cv2.aruco.getPredefinedDictionary(code)
+    )
+
+
+def _common_size(images: Sequence[np.ndarray]) -> tuple[int, int]:
     if not images:
-        raise CalibrationError("intrinsics: no chessboard images given")
+        raise CalibrationError("intrinsics: no calibration images given")
     sizes = {(img.shape[1], img.shape[0]) for img in images}
     if len(sizes) != 1:
         raise CalibrationError(f"intrinsics: images differ in size: {sorted(sizes)}")
-    (size,) = sizes
-    board = chessboard_points(pattern, square_mm).astype(np.float32)
-    object_points, image_points, missing = [], [], []
-    for i, image in enumerate(images):
-        corners = find_chessboard(image, pattern)
-        if corners is None:
-            missing.append(i)
-            continue
-        object_points.append(board)
-        image_points.append(corners.astype(np.float32).reshape(-1, 1, 2))
-    if len(image_points) < MIN_VIEWS:
+    return sizes.pop()
+
+
+def _fit(
+    size: tuple[int, int],
+    views: list[tuple[np.ndarray, np.ndarray] | None],
+    what: str,
+) -> tuple[CameraModel, float]:
+    missing = [i for i, v in enumerate(views) if v is None]
+    found = [v for v in views if v is not None]
+    if len(found) < MIN_VIEWS:
         raise CalibrationError(
-            f"intrinsics: a {pattern[0]}x{pattern[1]} chessboard was found in "
-            f"{len(image_points)} of {len(images)} images (need {MIN_VIEWS}); "
-            f"not found in images {missing}"
+            f"intrinsics: {what} was found in {len(found)} of {len(views)} images "
+            f"(need {MIN_VIEWS}); not found in images {missing}"
         )
     if missing:
-        log.info("intrinsics: no chessboard in images %s; %d used", missing, len(image_points))
+        log.info("intrinsics: no board in images %s; %d used", missing, len(found))
+    object_points = [obj.astype(np.float32) for obj, _ in found]
+    image_points = [img.astype(np.float32).reshape(-1, 1, 2) for _, img in found]
     rms, k, dist, rvecs, tvecs = cv2.calibrateCamera(object_points, image_points, size, None, None)
     d = np.asarray(dist, dtype=np.float64).ravel()[:5]
     camera = CameraModel(

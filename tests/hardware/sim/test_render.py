@@ -9,14 +9,11 @@ import pytest
 
 from calibration.camera import MILD_BARREL, CameraModel
 from calibration.table import TableSpec
-from hardware.sim.render import (
-    ClothColour,
-    RenderConfig,
-    TableRenderer,
-    sprite_outline_error_px,
-)
+from hardware.sim.render import ClothColour, RenderConfig, TableRenderer
 from hardware.sim.snapshot import Occluder
+from hardware.sim.sprites import sprite_outline_error_px
 from rules.balls import BALL_RADIUS_MM, BallId
+from rules.codec import dumps, loads
 from rules.errors import ConfigError
 from tests.hardware.sim.snapshots import rotation, snapshot
 
@@ -220,6 +217,54 @@ def test_motion_blur_smears_a_moving_ball_along_its_path() -> None:
     assert np.linalg.norm(centroid - (start + end) / 2) < 1.5
 
 
+def test_a_fast_ball_leaves_a_smooth_streak_not_a_row_of_ghosts(plain) -> None:
+    # 6 m/s over 1/60 s is 100 mm, 40 px: 8 instants alone would leave 8 ghosts 6 px apart.
+    subs = [
+        snapshot({BallId.CUE: (6000 * t, 0.0)}, time=t) for t in np.linspace(-1 / 120, 1 / 120, 8)
+    ]
+    x, y = plain.camera.project(np.array([[0.0, 0.0, R]]))[0].round().astype(int)
+    background = plain.background.astype(int)
+
+    def roughness(image: np.ndarray) -> float:
+        diff = np.abs(image.astype(int) - background).sum(axis=2)
+        profile = diff[y - 15 : y + 16, x - 10 : x + 11].sum(axis=0)  # across the streak
+        return float(np.abs(np.diff(profile, 2)).mean())
+
+    assert roughness(plain.render(subs)) < 0.6 * roughness(plain.expose(subs))
+
+
+def test_exposure_equals_the_average_of_its_instants(plain) -> None:
+    times = np.linspace(0.0, 0.008, 6)
+    subs = [
+        snapshot(
+            {
+                BallId.CUE: (-400 + 5000 * t, 100.0),  # moving
+                BallId.NINE: (-380.0, 110.0 + 2000 * t),  # moving, overlapping the cue's path
+                BallId.FIVE: (600.0, -200.0),  # still
+                BallId.EIGHT: (HX - R, 0.0),  # still, on the foot cushion
+            },
+            orientations={BallId.CUE: rotation("y", 4000 * t)},
+            occluders=(Occluder(((0, 0), (200 + 3e4 * t, 0), (200, 100), (0, 100))),),
+            time=t,
+        )
+        for t in times
+    ]
+    naive = np.mean([plain.compose(s).astype(float) for s in subs], axis=0)
+    assert np.abs(plain.expose(subs).astype(float) - naive).max() <= 1.0
+
+
+def test_exposure_copes_with_reordered_and_pocketed_balls(plain) -> None:
+    def instant(k: int):
+        balls = {BallId.TWO: (100.0 + 8 * k, 0.0), BallId.SIX: (-300.0, 200.0)}
+        if k % 2:
+            balls = dict(reversed(balls.items()))
+        return snapshot(balls, off_table=(BallId.SIX,) if k >= 3 else ())
+
+    subs = [instant(k) for k in range(6)]
+    naive = np.mean([plain.compose(s).astype(float) for s in subs], axis=0)
+    assert np.abs(plain.expose(subs).astype(float) - naive).max() <= 1.0
+
+
 def test_stripes_and_numbers_turn_with_the_ball(plain) -> None:
     spot = (0.0, -200.0)
     centre = plain.camera.project(np.array([[*spot, R]]))[0]
@@ -281,3 +326,9 @@ def test_a_camera_of_another_size_is_refused() -> None:
 def test_bad_render_settings_are_refused(field, value, message) -> None:
     with pytest.raises(ValueError, match=message):
         RenderConfig(**{field: value})
+
+
+def test_render_settings_round_trip_through_the_codec() -> None:
+    config = RenderConfig(cloth=ClothColour.BLUE, jpeg_quality=None, blur_subframes=4, seed=9)
+    assert loads(RenderConfig, dumps(config)) == config
+    assert loads(RenderConfig, dumps(RenderConfig())) == RenderConfig()
