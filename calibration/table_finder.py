@@ -114,7 +114,7 @@ def _cloth_region(lab: np.ndarray, cloth_lab: tuple[float, ...], where: str) -> 
         mask = (cos_angle > np.cos(np.radians(14))) & (chroma > 0.35 * cloth_chroma)
     else:
         lightness = np.abs(lab[:, :, 0].astype(np.float32) - cloth_lab[0])
-        mask = (np.hypot(a - ca, b - cb) < 8) & (lightness < 50)
+        mask = (np.hypot(a - ca, b - cb) < 8) & (lightness < 65)  # cushion tops are darker
     mask = mask.astype(np.uint8) * 255
     k = max(3, int(min(h, w) * 0.01) | 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
@@ -162,21 +162,42 @@ def _cloth_likeness(linear_bgr: np.ndarray, region: np.ndarray) -> np.ndarray:
     return linear_bgr @ (direction / norm if norm > 1e-6 else direction)
 
 
-def _edge_offsets(image: np.ndarray, points: np.ndarray, normal: np.ndarray, offsets: np.ndarray):
-    """For each point, the sub-pixel offset along ``normal`` of the strongest step in ``image``,
-    and the step's size.
+def _edge_offsets(
+    image: np.ndarray,
+    points: np.ndarray,
+    normal: np.ndarray,
+    offsets: np.ndarray,
+    first_of: float | None = None,
+    reach_px: float = 3.0,
+):
+    """For each point, the sub-pixel offset along ``normal`` of a step in ``image``, and the
+    step's size: the strongest step, or with ``first_of`` the first (smallest offset) whose
+    gradient reaches that share of the strongest.
 
-    The step is located where the profile crosses the midpoint of the levels 3 px either side
-    of the steepest place: unbiased for any symmetric blur, unlike a gradient-peak fit, which
-    wanders on the flat-topped gradient of a sharp, interpolated edge.
+    The step is located where the profile crosses the midpoint of the levels ``reach_px`` either
+    side of the steepest place: unbiased for any symmetric blur, unlike a gradient-peak fit,
+    which wanders on the flat-topped gradient of a sharp, interpolated edge.
     """
     xs = (points[:, 0:1] + offsets[None, :] * normal[0]).astype(np.float32)
     ys = (points[:, 1:2] + offsets[None, :] * normal[1]).astype(np.float32)
     profiles = cv2.remap(image.astype(np.float32), xs, ys, cv2.INTER_LINEAR)
     step = offsets[1] - offsets[0]
-    reach = max(1, round(float(3.0 / step)))
+    reach = max(1, round(float(reach_px / step)))
     grad = np.abs(np.gradient(profiles, axis=1))
-    k = np.clip(np.argmax(grad[:, reach:-reach], axis=1) + reach, reach, len(offsets) - reach - 1)
+    inner = grad[:, reach:-reach]
+    if first_of is None:
+        peak = np.argmax(inner, axis=1)
+    else:
+        strong = inner >= first_of * inner.max(axis=1, keepdims=True)
+        first = np.argmax(strong, axis=1)
+        # climb from the first strong sample to the top of its own peak
+        peak = first.copy()
+        for row in range(len(peak)):
+            while (
+                peak[row] + 1 < inner.shape[1] and inner[row, peak[row] + 1] > inner[row, peak[row]]
+            ):
+                peak[row] += 1
+    k = np.clip(peak + reach, reach, len(offsets) - reach - 1)
     rows = np.arange(len(points))
     before, after = profiles[rows, k - reach], profiles[rows, k + reach]
     middle = (before + after) / 2
@@ -299,7 +320,11 @@ def _nose_line(intensity, p, q, centre, lo, hi) -> tuple[np.ndarray, int]:
     if (centre - p) @ inward < 0:
         inward = -inward
     bases = p + np.linspace(0.12, 0.88, _PROFILES)[:, None] * (q - p)
-    depth, strength = _edge_offsets(intensity, bases, inward, np.arange(lo, hi, 0.25))
+    # The nose is the first step in from the cloth edge: a lamp's shadow under the nose
+    # makes a second, often stronger, step a few pixels further in.
+    depth, strength = _edge_offsets(
+        intensity, bases, inward, np.arange(lo, hi, 0.25), first_of=0.35, reach_px=3.0
+    )
     clear = strength > max(6.0, 0.3 * float(np.median(strength)))
     if clear.sum() < _PROFILES // 4:
         nominal = p + (lo + hi) / 2 * inward  # no clear nose edge: assume a nominal cushion
