@@ -1,0 +1,159 @@
+"""What a contact does to the balls: ball-ball and ball-cushion impulses, and the cue strike.
+
+Both contacts are instantaneous impulses at the equator of equal, uniform balls:
+
+- the normal impulse follows the restitution law on the normal approach speed;
+- friction at the contact point (ball-ball: ``mu_ball``, cushion: ``mu_cushion``) acts
+  against the horizontal slip there, capped by Coulomb (``mu * normal impulse``) and by
+  the impulse that would stop the slip (``m u / 7`` ball-ball, ``2 m u / 7`` cushion), so
+  it can only take energy out. It throws object balls off the line of centres on a cut
+  or with side spin, and changes side spin at a cushion.
+
+Below ``plastic_speed`` a contact is fully inelastic and, at a cushion, the spin that would
+drive the ball back into the rubber is removed: a resting contact then stays put instead of
+chattering through endless tiny bounces.
+"""
+
+from __future__ import annotations
+
+import math
+
+from hardware.sim.motion import BallState, PhysicsParams, Vec2
+
+
+def ball_ball(
+    a: BallState,
+    b: BallState,
+    params: PhysicsParams,
+    a_driven: bool = False,
+    b_driven: bool = False,
+) -> tuple[BallState, BallState]:
+    """The states of two touching balls right after their contact.
+
+    Args:
+        a: One ball's state at contact.
+        b: The other's.
+        params: Physical constants.
+        a_driven: ``a`` is pushed by the cue (infinite mass: a double hit, a push).
+        b_driven: ``b`` is driven.
+
+    Returns:
+        The new states of ``a`` and ``b``.
+    """
+    ax, ay, _ = a.position
+    bx, by, _ = b.position
+    dist = math.hypot(bx - ax, by - ay)
+    nx, ny = (bx - ax) / dist, (by - ay) / dist
+    tx, ty = -ny, nx
+    avx, avy, _ = a.velocity
+    bvx, bvy, _ = b.velocity
+    approach = (avx - bvx) * nx + (avy - bvy) * ny
+    if approach <= 0:
+        return a, b
+    e = params.e_ball if approach >= params.plastic_speed else 0.0
+    # Share of the impulse each ball takes (a driven ball is immovable by the other).
+    ka, kb = _shares(a_driven, b_driven)
+    jn = (1 + e) * approach / (ka + kb) if ka + kb > 0 else 0.0
+    slip_t = (avx - bvx) * tx + (avy - bvy) * ty + params.radius * (a.spin[2] + b.spin[2])
+    stick = abs(slip_t) / (3.5 * (ka + kb)) if ka + kb > 0 else 0.0
+    jt = -math.copysign(min(params.mu_ball * jn, stick), slip_t)
+    dwz = 2.5 * jt / params.radius
+    new_a = BallState(
+        a.position,
+        (avx - ka * (jn * nx - jt * tx), avy - ka * (jn * ny - jt * ty), 0.0),
+        (a.spin[0], a.spin[1], a.spin[2] + ka * dwz),
+    )
+    new_b = BallState(
+        b.position,
+        (bvx + kb * (jn * nx - jt * tx), bvy + kb * (jn * ny - jt * ty), 0.0),
+        (b.spin[0], b.spin[1], b.spin[2] + kb * dwz),
+    )
+    return new_a, new_b
+
+
+def _shares(a_driven: bool, b_driven: bool) -> tuple[float, float]:
+    if a_driven and b_driven:
+        return 0.0, 0.0
+    if a_driven:
+        return 0.0, 1.0
+    if b_driven:
+        return 1.0, 0.0
+    return 1.0, 1.0
+
+
+def cushion(state: BallState, normal: Vec2, params: PhysicsParams) -> BallState:
+    """A ball's state right after it hits a rubber face (cushion nose, jaw or jaw point).
+
+    Args:
+        state: The ball at contact.
+        normal: Unit normal of the face, pointing toward the ball.
+        params: Physical constants.
+    """
+    nx, ny = normal
+    tx, ty = -ny, nx
+    vx, vy, _ = state.velocity
+    wx, wy, wz = state.spin
+    vn = vx * nx + vy * ny
+    if vn >= 0:
+        return state
+    vt = vx * tx + vy * ty
+    speed = math.hypot(vx, vy)
+    r = params.radius
+    if -vn < params.plastic_speed:
+        # A resting contact: stop the normal motion and the roll that drives into the rubber.
+        w_along_t = wx * tx + wy * ty
+        return BallState(
+            state.position, (vt * tx, vt * ty, 0.0), (w_along_t * tx, w_along_t * ty, wz)
+        )
+    e = params.e_cushion(-vn / speed)
+    jn = -(1 + e) * vn
+    slip_t = vt - r * wz
+    jt = -math.copysign(min(params.mu_cushion * jn, 2 * abs(slip_t) / 7), slip_t)
+    vn_new = -e * vn
+    vt_new = vt + jt
+    wz_new = wz - 2.5 * jt / r
+    return BallState(
+        state.position,
+        (vn_new * nx + vt_new * tx, vn_new * ny + vt_new * ty, 0.0),
+        (wx, wy, wz_new),
+    )
+
+
+def cue_strike(
+    speed: float,
+    heading_deg: float,
+    follow: float = 0.0,
+    side: float = 0.0,
+    radius: float = 28.575,
+) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
+    """Velocity and spin a level cue gives the cue ball.
+
+    The tip hits at ``follow * R`` above the centre (negative: draw) and ``side * R`` to the
+    right of it (negative: left english). The impulse along the cue gives speed ``speed``;
+    its moment about the centre gives ``w = 5/(2 R^2) * (offset x v)``: follow at 0.4 R is
+    natural roll.
+
+    Args:
+        speed: Cue ball speed after the strike, mm/s.
+        heading_deg: Direction of the cue, degrees counter-clockwise from +x.
+        follow: Vertical tip offset as a fraction of the radius (+ above centre).
+        side: Horizontal tip offset as a fraction of the radius (+ right of centre).
+        radius: Ball radius, mm.
+
+    Returns:
+        (velocity, spin) of the cue ball.
+
+    Raises:
+        ValueError: the offset is more than 0.6 R from centre (a miscue), or speed negative.
+    """
+    if speed < 0:
+        raise ValueError(f"cue ball speed must be >= 0, got {speed}")
+    if math.hypot(follow, side) > 0.6:
+        raise ValueError(f"tip offset ({follow}, {side}) R is past 0.6 R: a miscue")
+    h = math.radians(heading_deg)
+    dx, dy = math.cos(h), math.sin(h)
+    k = 2.5 * speed / radius
+    # Offset x direction: up x d = left of d (rolling axis); right x d = up.
+    wx, wy = -dy * follow * k, dx * follow * k
+    wz = side * k
+    return (speed * dx, speed * dy, 0.0), (wx, wy, wz)
