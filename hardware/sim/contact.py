@@ -68,7 +68,32 @@ def ball_ball(
         (bvx + kb * (jn * nx - jt * tx), bvy + kb * (jn * ny - jt * ty), 0.0),
         (b.spin[0], b.spin[1], b.spin[2] + kb * dwz),
     )
+    if e == 0.0:
+        new_a = _roll_along(new_a, (nx, ny), params.radius) if ka else new_a
+        new_b = _roll_along(new_b, (nx, ny), params.radius) if kb else new_b
     return new_a, new_b
+
+
+def _roll_along(state: BallState, n: Vec2, radius: float) -> BallState:
+    """Let cloth friction finish its work along ``n`` at once: the ball's motion along ``n``
+    becomes a roll (the end state of sliding, so it only takes energy out).
+
+    After a slow, fully inelastic contact this keeps a rolling ball's spin from driving it
+    back into the ball it rests against, again and again.
+    """
+    nx, ny = n
+    tx, ty = -ny, nx
+    vx, vy, _ = state.velocity
+    wx, wy, wz = state.spin
+    v_n = vx * nx + vy * ny
+    w_t = wx * tx + wy * ty
+    rolled = (5 * v_n + 2 * radius * w_t) / 7
+    dv, dw = rolled - v_n, rolled / radius - w_t
+    return BallState(
+        state.position,
+        (vx + dv * nx, vy + dv * ny, 0.0),
+        (wx + dw * tx, wy + dw * ty, wz),
+    )
 
 
 def _shares(a_driven: bool, b_driven: bool) -> tuple[float, float]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -116,6 +116,8 @@ class Engine:
         self.labels: tuple[BallId, ...] = tuple(b for b, _ in layout)
         self.time = start_time
         self.events: list[ShotEvent] = []
+        self.event_indices: list[tuple[int, ...]] = []
+        """Array indices of each event's balls (labels can repeat in a lag)."""
         self.max_events = max_events
         self._event_count = 0
         r = self.params.radius
@@ -133,6 +135,9 @@ class Engine:
         n = len(self.labels)
         self._wall: list[_Next] = [_NONE] * n
         self._pair: dict[tuple[int, int], _Next] = {}
+        self._last_contact: dict[tuple[int, int], float] = {}
+        """Time of each pair's (ball, ~wall) last contact: a repeat at the same instant with
+        next to no approach speed is a resting contact, not a new collision."""
         self._in_mouth: list[int | None] = [None] * n
         self._after_script: list[str] = ["cloth"] * n
         for i, (_, xy) in enumerate(layout):
@@ -236,14 +241,23 @@ class Engine:
         self._in_mouth[i] = self._mouth_holding(xy)
         self.set_state(i, BallState((xy[0], xy[1], r)))
 
-    def record(self, event: ShotEvent) -> None:
+    def record(self, event: ShotEvent, indices: tuple[int, ...] | None = None) -> None:
         """Add an event the script knows the truth of."""
         self.events.append(event)
+        self.event_indices.append(
+            tuple(self.index(b) for b in event.balls) if indices is None else indices
+        )
 
     # Running ------------------------------------------------------------------------------------
 
-    def run(self, until: float = math.inf) -> float:
+    def run(
+        self, until: float = math.inf, stop_after: Callable[[ShotEvent], bool] | None = None
+    ) -> float:
         """Advance to ``until`` or until every ball rests, whichever is first.
+
+        Args:
+            until: Latest time to reach.
+            stop_after: Stop right after an event this predicate accepts (a script's cue).
 
         Returns:
             The time reached. When the balls came to rest, an ALL_AT_REST event is recorded.
@@ -259,14 +273,17 @@ class Engine:
                 return until
             if nxt.time == math.inf:
                 if moved:
-                    self.events.append(ShotEvent(EventKind.ALL_AT_REST, self.time))
+                    self.record(ShotEvent(EventKind.ALL_AT_REST, self.time), ())
                 return self.time
             self._event_count += 1
             if self._event_count > self.max_events:
                 raise SimulationError(f"more than {self.max_events} events by t={self.time:.4f}s")
             self.time = max(self.time, nxt.time)
             moved = True
+            seen = len(self.events)
             self._apply(nxt)
+            if stop_after is not None and any(stop_after(e) for e in self.events[seen:]):
+                return self.time
 
     def _earliest(self) -> _Next:
         best = _NONE
@@ -291,6 +308,7 @@ class Engine:
         elif nxt.kind is _Kind.BALL:
             self._ball_contact(i, nxt.other)
         elif nxt.kind is _Kind.WALL:
+            self._last_contact[(i, -1 - nxt.other)] = t
             wall = self.boundary.walls[nxt.other]
             self._cushion_contact(i, wall.normal, wall.cushion)
         elif nxt.kind is _Kind.KNUCKLE:
@@ -336,6 +354,7 @@ class Engine:
                 self._event(EventKind.BALL_AT_REST, t, (i,))
 
     def _ball_contact(self, i: int, j: int) -> None:
+        self._last_contact[(i, j)] = self.time
         a, b = self.state(i), self.state(j)
         new_a, new_b = contact.ball_ball(
             a,
@@ -381,7 +400,7 @@ class Engine:
         if len(set(labels)) != len(labels):
             log.debug("skipping %s between two balls labelled %s", kind, labels[0])
             return
-        self.events.append(ShotEvent(kind, t, labels, **kw))  # type: ignore[arg-type]
+        self.record(ShotEvent(kind, t, labels, **kw), balls)  # type: ignore[arg-type]
 
     # Bookkeeping --------------------------------------------------------------------------------
 
@@ -434,11 +453,22 @@ class Engine:
             keep.append((j, horizon))
         if not rows:
             return
-        times = first_closing_roots(np.array(rows), np.array([h for _, h in keep]))
-        for (j, _), s in zip(keep, times, strict=True):
+        coeffs = np.array(rows)
+        times = first_closing_roots(coeffs, np.array([h for _, h in keep]), contact_d)
+        for (j, _), s, c in zip(keep, times, coeffs, strict=True):
             if s < math.inf:
                 a_, b_ = min(i, j), max(i, j)
+                approach = -c[3] / (2 * contact_d)
+                if self._resting((a_, b_), float(s), approach):
+                    continue
                 self._pair[(a_, b_)] = _Next(t + float(s), _Kind.BALL, a_, b_)
+
+    def _resting(self, key: tuple[int, int], s: float, approach: float) -> bool:
+        return (
+            s < 1e-6
+            and self._last_contact.get(key) == self.time
+            and approach < self.params.plastic_speed
+        )
 
     def _kinematics(
         self, i: int, t: float
@@ -462,10 +492,9 @@ class Engine:
             nx, ny = wall.normal
             sx, sy = wall.start
             gap = (px - sx) * nx + (py - sy) * ny - r
-            s = first_closing_quadratic(
-                gap, vx * nx + vy * ny, ax * nx + ay * ny, min(horizon, best.time - t)
-            )
-            if s == math.inf:
+            vn = vx * nx + vy * ny
+            s = first_closing_quadratic(gap, vn, ax * nx + ay * ny, min(horizon, best.time - t))
+            if s == math.inf or self._resting((i, -1 - k), s, -vn):
                 continue
             hx = px + vx * s + 0.5 * ax * s * s
             hy = py + vy * s + 0.5 * ay * s * s
@@ -495,7 +524,7 @@ class Engine:
             ks.append(k)
         if not rows:
             return best
-        times = first_closing_roots(np.array(rows), np.full(len(rows), limit))
+        times = first_closing_roots(np.array(rows), np.full(len(rows), limit), r)
         for k, s in zip(ks, times, strict=True):
             cand = _Next(t + float(s), _Kind.KNUCKLE, i, k)
             if s < math.inf and cand.key() < best.key():

@@ -15,27 +15,35 @@ import numpy as np
 
 _IMAG_TOL = 1e-7
 _NEWTON_STEPS = 3
+_MIN_APPROACH = 0.5
+"""mm/s: slower closing is a resting contact, not a collision (no event, no chatter)."""
 _TOUCH_TOL = 1e-6
 """mm^2 (quartics) or mm (quadratics) within which two things count as touching now."""
 
 
-def first_closing_roots(coeffs: np.ndarray, horizons: np.ndarray) -> np.ndarray:
+def first_closing_roots(
+    coeffs: np.ndarray, horizons: np.ndarray, contact: float = 57.15
+) -> np.ndarray:
     """For each quartic, the first time in ``[0, horizon]`` where it falls through zero.
 
     Args:
         coeffs: (k, 5) coefficients ``c4 s^4 + c3 s^3 + c2 s^2 + c1 s + c0`` of a squared gap
             (distance^2 - contact distance^2): positive apart, negative overlapping.
         horizons: (k,) the latest time each quartic is valid for.
+        contact: The contact distance the quartics were built with (sets the rate floor).
 
     Returns:
         (k,) times, ``inf`` where the gap does not close within the horizon.
     """
     k = len(coeffs)
+    contact2 = contact * contact
     out = np.full(k, np.inf)
     if k == 0:
         return out
     c0, c1 = coeffs[:, 4], coeffs[:, 3]
-    now = (c0 <= _TOUCH_TOL) & (c1 < 0)
+    # c1 = d/ds of the squared gap = 2 |d| * closing rate; |d| is about the contact distance.
+    min_rate = -2 * np.sqrt(np.maximum(c0 + 0.0, 0.0) + contact2) * _MIN_APPROACH
+    now = (c0 <= _TOUCH_TOL) & (c1 < min_rate)
     out[now] = 0.0
     todo = ~now
     lead = np.abs(coeffs[:, 0])
@@ -49,15 +57,17 @@ def first_closing_roots(coeffs: np.ndarray, horizons: np.ndarray) -> np.ndarray:
         companion[:, 1, 0] = companion[:, 2, 1] = companion[:, 3, 2] = 1.0
         roots = np.linalg.eigvals(companion)
         for row, r in zip(idx, roots, strict=True):
-            out[row] = _pick(coeffs[row], r, horizons[row])
+            out[row] = _pick(coeffs[row], r, horizons[row], 2 * contact * _MIN_APPROACH)
     for row in np.nonzero(todo & ~quartic)[0]:
         poly = np.trim_zeros(coeffs[row], "f")
         if len(poly) > 1:
-            out[row] = _pick(coeffs[row], np.roots(poly), horizons[row])
+            out[row] = _pick(
+                coeffs[row], np.roots(poly), horizons[row], 2 * contact * _MIN_APPROACH
+            )
     return out
 
 
-def _pick(c: np.ndarray, roots: np.ndarray, horizon: float) -> float:
+def _pick(c: np.ndarray, roots: np.ndarray, horizon: float, min_rate: float) -> float:
     best = math.inf
     for r in roots:
         if abs(r.imag) > _IMAG_TOL * max(1.0, abs(r.real)):
@@ -65,7 +75,7 @@ def _pick(c: np.ndarray, roots: np.ndarray, horizon: float) -> float:
         s = _polish(c, r.real)
         if s < -1e-9 or s > horizon or s >= best:
             continue
-        if _derivative(c, s) < 0:
+        if _derivative(c, s) < -min_rate:
             best = max(s, 0.0)
     return best
 
@@ -105,10 +115,10 @@ def first_closing_quadratic(c: float, v: float, a: float, horizon: float) -> flo
     ``c`` is a signed gap (positive apart); the gap must be closing (derivative < 0) there.
     Returns ``inf`` when it does not.
     """
-    if c <= _TOUCH_TOL and v < 0:
+    if c <= _TOUCH_TOL and v < -_MIN_APPROACH:
         return 0.0
     for s in _quadratic_roots(c, v, a):
-        if -1e-12 <= s <= horizon and v + a * s < 0:
+        if -1e-12 <= s <= horizon and v + a * s < -_MIN_APPROACH:
             return max(s, 0.0)
     return math.inf
 
