@@ -137,11 +137,33 @@ def cushion(state: BallState, normal: Vec2, params: PhysicsParams) -> BallState:
     vn_new = -e * vn
     vt_new = vt + jt
     wz_new = wz - 2.5 * jt / r
+    # The nose touches above the centre, so the push back also turns the ball over: it takes
+    # the roll into the cushion out of the ball. Scaled down if need be so energy never grows.
+    w_n = wx * nx + wy * ny
+    w_t = wx * tx + wy * ty
+    turn = 2.5 * params.cushion_contact_height * jn / (r * r)
+    inertia = 0.4 * r * r
+    before = 0.5 * (vx * vx + vy * vy) + 0.5 * inertia * (wx * wx + wy * wy + wz * wz)
+    after = 0.5 * (vn_new**2 + vt_new**2) + 0.5 * inertia * (w_n**2 + w_t**2 + wz_new**2)
+    w_t += turn * _energy_safe_share(
+        0.5 * inertia * turn * turn, inertia * w_t * turn, after - before
+    )
     return BallState(
         state.position,
         (vn_new * nx + vt_new * tx, vn_new * ny + vt_new * ty, 0.0),
-        (wx, wy, wz_new),
+        (w_n * nx + w_t * tx, w_n * ny + w_t * ty, wz_new),
     )
+
+
+def _energy_safe_share(a: float, b: float, c: float) -> float:
+    """Largest share in [0, 1] of a change adding ``a s^2 + b s`` to an energy already
+    changed by ``c`` (<= 0) that keeps the total change <= 0."""
+    if a <= 0:
+        return 1.0 if b + c <= 0 else 0.0
+    disc = b * b - 4 * a * c
+    if disc < 0:
+        return 0.0
+    return max(0.0, min(1.0, (-b + math.sqrt(disc)) / (2 * a)))
 
 
 def cue_strike(

@@ -52,6 +52,8 @@ class PhysicsParams:
         e_cushion_head_on: Cushion restitution for a head-on hit.
         e_cushion_glancing: Cushion restitution for a glancing hit.
         mu_cushion: Ball-cushion friction.
+        cushion_contact_height: Height of the cushion nose above the ball centre, mm (WPA
+            nose height 63.5 % of the diameter): the rebound takes the roll out of the ball.
         plastic_speed: Approach speed (mm/s) under which a contact is fully inelastic, so
             resting contacts do not chatter through endless tiny bounces.
     """
@@ -65,6 +67,7 @@ class PhysicsParams:
     e_cushion_head_on: float = 0.75
     e_cushion_glancing: float = 0.85
     mu_cushion: float = 0.2
+    cushion_contact_height: float = 0.635 * 57.15 - BALL_RADIUS_MM
     plastic_speed: float = 5.0
 
     @property
