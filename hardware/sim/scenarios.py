@@ -657,12 +657,58 @@ def _several_claim(play: Play) -> bool:
 @scenario(
     "several-pocketed",
     "shot",
-    "an 8-ball break that pockets two or more object balls",
+    "a cut shot drops its ball and the cue ball goes on to knock a ball off a pocket lip",
     80,
     _several_claim,
 )
 def _several(rng: random.Random, table: TableSpec) -> Play:
-    return _break(table, rng, RackShape.TRIANGLE, eight_ball_order(rng))
+    r = _radius(table)
+    setup = _cut_setup(table, rng, cut_range=(20.0, 50.0), obj_range=(200.0, 700.0))
+    speed = min(setup.speed * 1.3, 5000.0)
+    follow = rng.uniform(-0.2, 0.2)
+    # Where does the cue ball go after potting the first ball? Ask the engine, then put the
+    # second ball where the cue ball, on that path, cuts it into another pocket.
+    probe = Play(table, [(BallId.CUE, setup.cue), (BallId.ONE, setup.obj)])
+    probe.strike(speed, setup.heading, follow=follow)
+    shot = probe.settle()
+    contacts = shot.cue_ball_contacts
+    if not contacts:
+        raise _Retry
+    cushions = shot.cushion_contacts(BallId.CUE)
+    until = cushions[0].time if cushions else shot.end_time or probe.time
+    cue_path = probe.result().trajectory(BallId.CUE)
+    target = aim.pocket_target(table, setup.pocket)
+    options = []
+    for k in range(1, 12):
+        t = contacts[0].time + (until - contacts[0].time) * k / 12
+        q = cue_path.position(t)[:2]
+        vx, vy, _ = cue_path.segment_at(t).velocity(t)
+        if math.hypot(vx, vy) < 400 or math.dist(q, setup.obj) < 250:
+            continue
+        heading = aim.unit((vx, vy))
+        for pocket in PocketId:
+            t2 = aim.pocket_target(table, pocket)
+            d2 = aim.unit((t2[0] - q[0], t2[1] - q[1]))
+            lip = (q[0] + 2 * r * d2[0], q[1] + 2 * r * d2[1])
+            cos2 = d2[0] * heading[0] + d2[1] * heading[1]
+            if (
+                pocket is not setup.pocket
+                and cos2 > math.cos(math.radians(40))
+                and aim.on_cloth(table, lip, r, 10.0)
+                and math.dist(lip, t2) < 900
+                and aim.path_clear(setup.obj, target, [lip], r)
+                and aim.path_clear(setup.cue, setup.obj, [lip], r)
+            ):
+                options.append(lip)
+    if not options:
+        raise _Retry
+    lip = rng.choice(options)
+    first, second = _object(rng), _object(rng)
+    while second == first:
+        second = _object(rng)
+    play = Play(table, [(BallId.CUE, setup.cue), (first, setup.obj), (second, lip)])
+    play.shoot(speed, setup.heading, follow=follow)
+    return play
 
 
 def _rattle_claim(play: Play) -> bool:
