@@ -51,6 +51,10 @@ from rules.table import CushionId, PocketId, Point
 log = logging.getLogger(__name__)
 
 
+DROP_SECONDS = 0.12
+"""How long a pocketed ball takes to sink out of sight."""
+
+
 class SimulationError(RailbirdError):
     """The simulation cannot go on: bad input, or a runaway sequence of events."""
 
@@ -392,7 +396,32 @@ class Engine:
         pocket = self.table.pocket(lines.pocket)
         cx, cy = pocket.centre
         self._in_mouth[i] = None
-        self.remove(i, where=(cx, cy, -self.params.radius))
+        # Seen from above the ball sinks into the hole for a moment, drifting to its middle.
+        x, y, _ = self.state(i).position
+        fall = DROP_SECONDS
+        r = self.params.radius
+        sinking = Segment(
+            self.time,
+            Phase.POCKETED,
+            (x, y, r),
+            ((cx - x) / fall, (cy - y) / fall, 0.0),
+            (0.0, 0.0, -2 * (2 * r) / fall**2),
+            self.state(i).spin,
+        )
+        self._start(i, sinking, math.inf)
+        self._end[i] = math.inf
+        gone = Segment(
+            self.time + fall,
+            Phase.POCKETED,
+            (cx, cy, -r),
+            (0.0, 0.0, 0.0),
+            (0.0, 0.0, 0.0),
+            (0.0, 0.0, 0.0),
+            on_table=False,
+        )
+        sinking.t1 = gone.t0
+        self.tracks[i].append(gone)
+        self._refresh(i)
         self._event(EventKind.POCKETED, self.time, (i,), pocket=lines.pocket)
 
     def _event(self, kind: EventKind, t: float, balls: tuple[int, ...], **kw: object) -> None:

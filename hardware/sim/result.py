@@ -107,13 +107,47 @@ class Trajectory:
         else:
             count = min(math.ceil(w_max * dur / _MAX_STEP_RAD), 100000)
             step = dur / count
+            mids = seg.t0 + (np.arange(count) + 0.5) * step
+            turns = _rotations(_spins(seg, mids) * step)
             keys = np.empty((count + 1, 3, 3))
             keys[0] = start
             for m in range(count):
-                keys[m + 1] = _advance(seg, keys[m], seg.t0 + m * step, seg.t0 + (m + 1) * step)
+                keys[m + 1] = turns[m] @ keys[m]
             result = (step, keys)
         self._keys[k] = result
         return result
+
+
+def _spins(seg: Segment, times: np.ndarray) -> np.ndarray:
+    """Angular velocity of a segment at many instants, (m, 3)."""
+    s = np.clip(times - seg.t0, 0.0, None)
+    w = np.empty((len(times), 3))
+    w[:, 0] = seg.w0[0] + seg.b[0] * s
+    w[:, 1] = seg.w0[1] + seg.b[1] * s
+    wz = seg.w0[2]
+    if seg.spin_decay > 0:
+        w[:, 2] = np.copysign(np.maximum(abs(wz) - seg.spin_decay * s, 0.0), wz)
+    else:
+        w[:, 2] = wz
+    return w
+
+
+def _rotations(vectors: np.ndarray) -> np.ndarray:
+    """Rodrigues for many rotation vectors at once, (m, 3) -> (m, 3, 3)."""
+    angle = np.linalg.norm(vectors, axis=1)
+    safe = np.where(angle < 1e-12, 1.0, angle)
+    k = vectors / safe[:, None]
+    kx, ky, kz = k[:, 0], k[:, 1], k[:, 2]
+    zero = np.zeros_like(kx)
+    cross = np.stack(
+        [np.stack([zero, -kz, ky], 1), np.stack([kz, zero, -kx], 1), np.stack([-ky, kx, zero], 1)],
+        1,
+    )
+    sin = np.sin(angle)[:, None, None]
+    cos = np.cos(angle)[:, None, None]
+    out = np.eye(3) + sin * cross + (1 - cos) * (cross @ cross)
+    out[angle < 1e-12] = np.eye(3)
+    return out
 
 
 def _norm(w: tuple[float, float, float]) -> float:
