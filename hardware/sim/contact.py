@@ -204,3 +204,71 @@ def cue_strike(
     wx, wy = -dy * follow * k, dx * follow * k
     wz = side * k
     return (speed * dx, speed * dy, 0.0), (wx, wy, wz)
+
+
+def simultaneous(
+    positions: list[tuple[float, float]],
+    velocities: list[tuple[float, float]],
+    contacts: list[tuple[int, int]],
+    e: float,
+    driven: list[bool] | None = None,
+    iterations: int = 200,
+) -> tuple[list[tuple[float, float]], list[float]]:
+    """Velocities after a cluster of touching balls collides all at once (a rack on the break).
+
+    Balls closer than a hair are in contact together: resolving their contacts one after
+    another sends the whole blow down one line of balls, as in Newton's cradle, while real
+    balls in a rack squash against all their neighbours at once. Here the compression is
+    solved for every contact together (projected Gauss-Seidel on the non-approach
+    conditions), then each contact gives back ``e`` times its compression impulse
+    (Poisson's restitution), so the blow spreads through the rack.
+
+    Args:
+        positions: Ball centres.
+        velocities: Ball velocities (horizontal).
+        contacts: Pairs of indices in contact.
+        e: Restitution.
+        driven: Balls that are immovable (pushed by the cue), if any.
+        iterations: Gauss-Seidel sweeps.
+
+    Returns:
+        New velocities and each contact's total normal impulse (per unit mass).
+    """
+    n = len(positions)
+    inv = [0.0 if driven and driven[k] else 1.0 for k in range(n)]
+    vel = [list(v) for v in velocities]
+    normals = []
+    for a, b in contacts:
+        dx = positions[b][0] - positions[a][0]
+        dy = positions[b][1] - positions[a][1]
+        d = math.hypot(dx, dy)
+        normals.append((dx / d, dy / d))
+    lam = [0.0] * len(contacts)
+    for _ in range(iterations):
+        worst = 0.0
+        for c, (a, b) in enumerate(contacts):
+            w = inv[a] + inv[b]
+            if w == 0:
+                continue
+            nx, ny = normals[c]
+            approach = (vel[a][0] - vel[b][0]) * nx + (vel[a][1] - vel[b][1]) * ny
+            new = max(lam[c] + approach / w, 0.0)
+            d = new - lam[c]
+            if d:
+                lam[c] = new
+                vel[a][0] -= inv[a] * d * nx
+                vel[a][1] -= inv[a] * d * ny
+                vel[b][0] += inv[b] * d * nx
+                vel[b][1] += inv[b] * d * ny
+                worst = max(worst, abs(d))
+        if worst < 1e-9:
+            break
+    for c, (a, b) in enumerate(contacts):
+        nx, ny = normals[c]
+        extra = e * lam[c]
+        vel[a][0] -= inv[a] * extra * nx
+        vel[a][1] -= inv[a] * extra * ny
+        vel[b][0] += inv[b] * extra * nx
+        vel[b][1] += inv[b] * extra * ny
+        lam[c] += extra
+    return [(v[0], v[1]) for v in vel], lam

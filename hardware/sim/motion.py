@@ -54,6 +54,8 @@ class PhysicsParams:
         mu_cushion: Ball-cushion friction.
         cushion_contact_height: Height of the cushion nose above the ball centre, mm (WPA
             nose height 63.5 % of the diameter): the rebound takes the roll out of the ball.
+        cluster_gap: Balls closer than this (mm) when one of them is hit take the blow
+            together (a rack): see `contact.simultaneous`. 0 resolves contacts pair by pair.
         plastic_speed: Approach speed (mm/s) under which a contact is fully inelastic, so
             resting contacts do not chatter through endless tiny bounces.
     """
@@ -69,6 +71,7 @@ class PhysicsParams:
     mu_cushion: float = 0.2
     cushion_contact_height: float = 0.635 * 57.15 - BALL_RADIUS_MM
     plastic_speed: float = 5.0
+    cluster_gap: float = 0.5
 
     @property
     def spin_decay(self) -> float:

@@ -358,6 +358,9 @@ class Engine:
                 self._event(EventKind.BALL_AT_REST, t, (i,))
 
     def _ball_contact(self, i: int, j: int) -> None:
+        cluster = self._cluster(i, j)
+        if len(cluster) > 2 and self._cluster_contact(cluster):
+            return
         self._last_contact[(i, j)] = self.time
         a, b = self.state(i), self.state(j)
         new_a, new_b = contact.ball_ball(
@@ -373,6 +376,58 @@ class Engine:
                 self._refresh(k)
             else:
                 self.set_state(k, new)
+
+    def _cluster(self, i: int, j: int) -> list[int]:
+        """Balls touching ``i`` or ``j`` through a chain of hair-thin gaps, in index order."""
+        gap = self.params.cluster_gap
+        if gap <= 0 or Phase.DRIVEN in (self.phase(i), self.phase(j)):
+            return [i, j]
+        r2 = 2 * self.params.radius + gap
+        pos = {
+            k: self.state(k).position
+            for k in range(len(self.labels))
+            if self.phase(k) in _CONTACTING and self.phase(k) is not Phase.DRIVEN
+        }
+        found, todo = {i, j}, [i, j]
+        while todo:
+            m = todo.pop()
+            pm = pos.get(m)
+            if pm is None:
+                continue
+            for k, pk in pos.items():
+                if k not in found and (pm[0] - pk[0]) ** 2 + (pm[1] - pk[1]) ** 2 < r2 * r2:
+                    found.add(k)
+                    todo.append(k)
+        return sorted(found)
+
+    def _cluster_contact(self, cluster: list[int]) -> bool:
+        """Resolve every contact of a cluster at once; False (nothing done) if that would
+        add energy, so the caller falls back to one pair."""
+        r2 = 2 * self.params.radius + self.params.cluster_gap
+        states = [self.state(k) for k in cluster]
+        pos = [s.position[:2] for s in states]
+        vel = [s.velocity[:2] for s in states]
+        contacts = [
+            (a, b)
+            for a in range(len(cluster))
+            for b in range(a + 1, len(cluster))
+            if math.dist(pos[a], pos[b]) < r2
+        ]
+        new, impulses = contact.simultaneous(pos, vel, contacts, self.params.e_ball)
+        before = sum(v[0] ** 2 + v[1] ** 2 for v in vel)
+        after = sum(v[0] ** 2 + v[1] ** 2 for v in new)
+        if after > before * (1 + 1e-12):
+            return False
+        t = self.time
+        for (a, b), lam in zip(contacts, impulses, strict=True):
+            if lam > 1e-9:
+                i, j = cluster[a], cluster[b]
+                self._last_contact[(i, j)] = t
+                self._event(EventKind.BALL_BALL, t, self._striker_first(i, j, states[a], states[b]))
+        for k, st, v in zip(cluster, states, new, strict=True):
+            if (v[0] - st.velocity[0]) ** 2 + (v[1] - st.velocity[1]) ** 2 > 1e-18:
+                self.set_state(k, BallState(st.position, (v[0], v[1], 0.0), st.spin))
+        return True
 
     def _striker_first(self, i: int, j: int, a: BallState, b: BallState) -> tuple[int, int]:
         if self.labels[i] is BallId.CUE:

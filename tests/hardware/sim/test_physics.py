@@ -231,3 +231,66 @@ def test_runaway_is_stopped_with_a_clear_error() -> None:
     engine.strike(0, 8000.0, 10.0)
     with pytest.raises(SimulationError, match="more than 5 events"):
         engine.run()
+
+
+def _rack_engine(seed: int) -> Engine:
+    from hardware.sim import aim
+    from hardware.sim.racks import eight_ball_order, kitchen_spot, racked
+    from rules.table import RackShape
+
+    rng = random.Random(seed)
+    rack = racked(TABLE, RackShape.TRIANGLE, eight_ball_order(rng), rng)
+    cue = kitchen_spot(TABLE, rng)
+    engine = Engine(TABLE, [(BallId.CUE, cue), *rack])
+    engine.strike(0, rng.uniform(8000.0, 10500.0), aim.heading_deg(cue, rack[0][1]))
+    engine.run()
+    return engine
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_rack_break_ends_at_rest_without_energy_growth(seed: int) -> None:
+    engine = _rack_engine(seed)
+    assert engine.events[-1].kind is EventKind.ALL_AT_REST
+    assert all(not engine.phase(k).moving for k in range(len(engine.labels)))
+    result = from_engine(engine, 0.0)
+    previous = math.inf
+    for t in sorted({s.t0 for tr in engine.tracks for s in tr}):
+        energy = _energy(result, t + 1e-7)
+        assert energy <= previous * (1 + 1e-9) + 1e-6
+        previous = energy
+
+
+def test_break_spreads_the_rack_to_the_cushions() -> None:
+    # Rule 4.5 asks four balls to a cushion on a legal break; a real break sends most there.
+    engine = _rack_engine(1)
+    shot_cushions = {e.ball for e in select(engine.events, of_kind(EventKind.BALL_CUSHION))}
+    assert len([b for b in shot_cushions if b.is_object_ball]) >= 4
+
+
+def test_simultaneous_contacts_conserve_momentum_and_never_add_energy() -> None:
+    from hardware.sim.contact import simultaneous
+
+    d = 2 * R
+    positions = [
+        (-d, 0.0),
+        (0.0, 0.0),
+        (d * 0.5, d * math.sqrt(3) / 2),
+        (d * 0.5, -d * math.sqrt(3) / 2),
+    ]
+    velocities = [(5000.0, 0.0), (0.0, 0.0), (0.0, 0.0), (0.0, 0.0)]
+    contacts = [(0, 1), (1, 2), (1, 3), (2, 3)]
+    new, impulses = simultaneous(positions, velocities, contacts, 0.95)
+    assert sum(v[0] for v in new) == pytest.approx(5000.0)
+    assert sum(v[1] for v in new) == pytest.approx(0.0, abs=1e-6)
+    assert sum(v[0] ** 2 + v[1] ** 2 for v in new) <= 5000.0**2
+    assert new[2][1] > 0 > new[3][1]  # the blow spreads both ways, symmetrically
+    assert new[2][1] == pytest.approx(-new[3][1])
+    assert all(lam >= 0 for lam in impulses)
+
+
+def test_simultaneous_pair_matches_a_plain_collision() -> None:
+    from hardware.sim.contact import simultaneous
+
+    new, _ = simultaneous([(0.0, 0.0), (2 * R, 0.0)], [(1000.0, 0.0), (0.0, 0.0)], [(0, 1)], 0.95)
+    assert new[0][0] == pytest.approx(25.0)
+    assert new[1][0] == pytest.approx(975.0)
