@@ -281,19 +281,60 @@ def _all_rest(play: Play) -> bool:
     return shot.is_complete and shot.events[-1].kind is EventKind.ALL_AT_REST
 
 
+def _object_balls_to_cushions(shot: Shot) -> int:
+    return len([b for b in shot.balls_to_cushion_after_first_contact if b.is_object_ball])
+
+
+def _object_pocketed(shot: Shot) -> list[BallId]:
+    return [b for b in shot.pocketed if b.is_object_ball]
+
+
 @scenario("break-8ball", "break", "8-ball break from a WPA rack (4.3)", claim=_all_rest)
 def _break_8(rng: random.Random, table: TableSpec) -> Play:
-    return _break(table, rng, RackShape.TRIANGLE, eight_ball_order(rng))
+    play = _break(table, rng, RackShape.TRIANGLE, eight_ball_order(rng))
+    shot = _last(play)
+    if BallId.CUE in shot.pocketed:
+        play.expect("foul", "4.6", "scratch on the break")
+    elif _object_pocketed(shot) or _object_balls_to_cushions(shot) >= 4:
+        play.expect("legal", "4.5", "a ball pocketed or four balls to cushions")
+    else:
+        play.expect("foul", "4.5", "illegal break: nothing pocketed, under four balls to cushions")
+    if BallId.EIGHT in shot.pocketed:
+        play.expect("flag", "4.8", "the 8 pocketed on the break")
+    return play
 
 
 @scenario("break-9ball", "break", "9-ball break from a WPA diamond rack (5.2)", claim=_all_rest)
 def _break_9(rng: random.Random, table: TableSpec) -> Play:
-    return _break(table, rng, RackShape.DIAMOND, nine_ball_order(rng))
+    play = _break(table, rng, RackShape.DIAMOND, nine_ball_order(rng))
+    shot = _last(play)
+    fc = shot.first_contact
+    if BallId.CUE in shot.pocketed:
+        play.expect("foul", "5.4", "scratch on the break")
+    elif fc is None or fc.ball is not BallId.ONE:
+        play.expect("foul", "5.4", "the 1 not hit first on the break")
+    elif _object_pocketed(shot) or _object_balls_to_cushions(shot) >= 4:
+        play.expect("legal", "5.4", "the 1 first, then a ball pocketed or four to cushions")
+    else:
+        play.expect("foul", "5.4", "illegal break: nothing pocketed, under four balls to cushions")
+    return play
 
 
 @scenario("break-14.1", "break", "14.1 opening break from a WPA rack (6.4)", claim=_all_rest)
 def _break_14(rng: random.Random, table: TableSpec) -> Play:
-    return _break(table, rng, RackShape.TRIANGLE, straight_pool_order(rng))
+    play = _break(table, rng, RackShape.TRIANGLE, straight_pool_order(rng))
+    shot = _last(play)
+    fc = shot.first_contact
+    cue_to_cushion = fc is not None and bool(
+        shot.cushion_contacts(BallId.CUE, since=shot.cue_ball_contacts[0])
+    )
+    if cue_to_cushion and _object_balls_to_cushions(shot) >= 2:
+        play.expect(
+            "legal", "6.6", "cue ball to a cushion after contact, two object balls to cushions"
+        )
+    else:
+        play.expect("foul", "6.6", "break violation")
+    return play
 
 
 # Single shots ----------------------------------------------------------------------------------

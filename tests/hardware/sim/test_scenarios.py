@@ -62,6 +62,19 @@ def _ball_at_slot(shot: Shot, slot) -> BallId:
     )
 
 
+def test_8ball_break_ruling_follows_rule_4_5() -> None:
+    for seed in range(4):
+        truth = run_scenario("break-8ball", seed).truth
+        shot = truth.shots[0]
+        legal = ("legal", "4.5") in {(e.call, e.rule) for e in truth.expectations}
+        balls_to_cushions = [
+            b for b in shot.balls_to_cushion_after_first_contact if b.is_object_ball
+        ]
+        made = [b for b in shot.pocketed if b.is_object_ball]
+        if BallId.CUE not in shot.pocketed:
+            assert legal is bool(made or len(balls_to_cushions) >= 4)
+
+
 def test_8ball_break_rack_is_wpa_rule_4_3() -> None:
     _check_break("break-8ball", RackShape.TRIANGLE)
     shot = _shot("break-8ball")
