@@ -76,7 +76,7 @@ def speed_to_travel(distance: float, arrive_mm_s: float = 300.0) -> float:
 def shot_speed(cue_travel: float, object_travel: float, cut_deg: float) -> float:
     """Cue ball speed for a pot: the object ball (a share ``cos(cut)`` of the speed, 5/7 of
     it kept once rolling) must reach the pocket with some pace left."""
-    obj = speed_to_travel(object_travel, 400.0)
+    obj = speed_to_travel(object_travel, 600.0) * 1.3
     transfer = max(math.cos(math.radians(cut_deg)), 0.25) * 0.975 * (5 / 7)
     needed = obj / transfer
     cue = math.sqrt(needed**2 + 2 * ROLL_DECEL_MM_S2 * cue_travel)
@@ -86,3 +86,31 @@ def shot_speed(cue_travel: float, object_travel: float, cut_deg: float) -> float
 def on_cloth(table: TableSpec, p: Point, radius: float, margin: float = 1.0) -> bool:
     """True when a ball centred at ``p`` sits on the playing surface clear of the cushions."""
     return table.on_playing_surface(p) and table.distance_to_cushion(p) >= radius + margin
+
+
+def throw_deg(cut_deg: float, mu_ball: float = 0.05, e_ball: float = 0.95) -> float:
+    """How far ball-ball friction throws the object ball off the line of centres on a cut
+    (no side spin), in degrees: the friction impulse is capped by Coulomb and by the impulse
+    that stops the slip (see `contact.ball_ball`)."""
+    phi = math.radians(min(abs(cut_deg), 89.0))
+    normal = (1 + e_ball) / 2 * math.cos(phi)
+    tangential = min(mu_ball * normal, math.sin(phi) / 7)
+    return math.degrees(math.atan2(tangential, normal))
+
+
+def ghost_with_throw(cue: Point, obj: Point, target: Point, radius: float) -> Point:
+    """The ghost-ball position corrected for throw: aim the line of centres a little to the
+    other side so the thrown object ball still runs at ``target``."""
+    g = ghost(obj, target, radius)
+    d = unit((target[0] - obj[0], target[1] - obj[1]))
+    for _ in range(3):
+        u = unit((g[0] - cue[0], g[1] - cue[1]))
+        n = unit((obj[0] - g[0], obj[1] - g[1]))
+        cut = math.degrees(math.acos(max(-1.0, min(1.0, u[0] * n[0] + u[1] * n[1]))))
+        # The object ball is dragged toward the cue ball's sideways motion.
+        side = 1.0 if u[0] * n[1] - u[1] * n[0] > 0 else -1.0
+        turn = math.radians(side * throw_deg(cut))
+        c, s_ = math.cos(turn), math.sin(turn)
+        n = (d[0] * c - d[1] * s_, d[0] * s_ + d[1] * c)
+        g = (obj[0] - 2 * radius * n[0], obj[1] - 2 * radius * n[1])
+    return g

@@ -33,7 +33,7 @@ from hardware.sim.racks import (
     straight_pool_order,
 )
 from hardware.sim.result import SimResult
-from hardware.sim.shooter import play_nine_ball_rack
+from hardware.sim.shooter import play_eight_ball_rack, play_nine_ball_rack
 from hardware.sim.truth import LagLane, LagTruth, RackTruth, ScenarioTruth
 from rules.balls import OBJECT_BALLS, BallId
 from rules.events import EventKind, ShotEvent, involving, of_kind, select
@@ -224,7 +224,8 @@ def _cut_setup(
     if not aim.on_cloth(table, cue, r, 5.0):
         raise _Retry
     speed = aim.shot_speed(travel, math.dist(obj, target), abs(cut))
-    return _CutSetup(cue, obj, pocket, aim.heading_deg(cue, g), speed, abs(cut))
+    thrown = aim.ghost_with_throw(cue, obj, target, r)
+    return _CutSetup(cue, obj, pocket, aim.heading_deg(cue, thrown), speed, abs(cut))
 
 
 def _object(rng: random.Random, exclude: tuple[BallId, ...] = ()) -> BallId:
@@ -1327,3 +1328,14 @@ def _rerack(rng: random.Random, table: TableSpec) -> Play:
 )
 def _rack_9(rng: random.Random, table: TableSpec) -> Play:
     return play_nine_ball_rack(rng, table)
+
+
+@scenario(
+    "rack-8ball",
+    "game",
+    "a rack of 8-ball between two simple shooters: groups, fouls, ball in hand (multi-shot)",
+    10,
+    lambda p: len(p.shots) >= 3,
+)
+def _rack_8(rng: random.Random, table: TableSpec) -> Play:
+    return play_eight_ball_rack(rng, table)

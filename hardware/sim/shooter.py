@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from calibration.table import TableSpec
 from hardware.sim import aim
 from hardware.sim.play import Play
-from hardware.sim.racks import kitchen_spot, nine_ball_order, racked
-from rules.balls import BallId
+from hardware.sim.racks import eight_ball_order, kitchen_spot, nine_ball_order, racked
+from rules.balls import BallGroup, BallId
 from rules.shot import Placement, Shot
 from rules.table import PocketId, Point, RackShape
 
@@ -35,8 +35,15 @@ class ShotPlan:
     cut_deg: float
 
 
-def plan_shot(table: TableSpec, balls: dict[BallId, Point], target: BallId) -> ShotPlan:
-    """The easiest pot of ``target`` from where the cue ball is, or a full hit on it."""
+def plan_shot(
+    table: TableSpec, balls: dict[BallId, Point], target: BallId | list[BallId]
+) -> ShotPlan:
+    """The easiest pot of ``target`` (or of any of several targets) from where the cue ball
+    is; with no pot on, a full hit on the first target."""
+    if isinstance(target, list):
+        plans = [plan_shot(table, balls, t) for t in target]
+        potting = [p for p in plans if p.pocket is not None]
+        return min(potting, key=lambda p: p.cut_deg) if potting else plans[0]
     r = table.ball_diameter / 2
     cue = balls[BallId.CUE]
     obj = balls[target]
@@ -44,7 +51,7 @@ def plan_shot(table: TableSpec, balls: dict[BallId, Point], target: BallId) -> S
     best: tuple[float, ShotPlan] | None = None
     for pocket in PocketId:
         t = aim.pocket_target(table, pocket)
-        g = aim.ghost(obj, t, r)
+        g = aim.ghost_with_throw(cue, obj, t, r)
         cut = aim.cut_angle_deg(cue, obj, t, r)
         if cut > MAX_CUT_DEG or math.dist(cue, g) < 1.0:
             continue
@@ -162,3 +169,75 @@ def _judge(play: Play, shot: Shot) -> None:
         play.expect("foul", "5.1", f"hit the {fc.ball} before the {lowest}")
     elif not (shot.pocketed or shot.balls_to_cushion_after_first_contact):
         play.expect("foul", "5.9", "no cushion after contact, nothing pocketed")
+
+
+def play_eight_ball_rack(rng: random.Random, table: TableSpec, max_shots: int = 30) -> Play:
+    """Break and play a rack of 8-ball between two players until the 8 drops or ``max_shots``.
+
+    Groups are set by the first ball legally pocketed after the break (rule 4.10); a foul
+    gives the opponent ball in hand anywhere (4.14); the 8 on the break is spotted (4.8).
+    """
+    rack = racked(table, RackShape.TRIANGLE, eight_ball_order(rng), rng)
+    cue = kitchen_spot(table, rng)
+    play = Play(table, [(BallId.CUE, cue), *rack])
+    apex = rack[0][1]
+    heading = aim.heading_deg(cue, (apex[0], apex[1] + rng.uniform(-6, 6)))
+    play.shoot(rng.uniform(8500.0, 10500.0), heading, show_cue=True)
+    groups: dict[int, BallGroup] = {}
+    player = 0
+    shot = play.shots[-1]
+    foul = BallId.CUE in shot.pocketed
+    if foul:
+        play.expect("foul", "4.6", "scratch on the break")
+    if BallId.EIGHT in shot.pocketed:
+        play.expect("flag", "4.8", "the 8 on the break: spotted")
+        play.wait(2.0)
+        play.place(BallId.EIGHT, spot_ball(table, play.on_cloth()), hand_s=1.0)
+    if foul or not [b for b in shot.pocketed if b.is_object_ball]:
+        player = 1
+    while len(play.shots) < max_shots:
+        balls = play.on_cloth()
+        targets = _eight_ball_targets(balls, groups.get(player))
+        play.wait(rng.uniform(1.0, 2.5))
+        placement = None
+        if BallId.CUE not in balls:
+            spot = ball_in_hand_spot(table, balls, targets[0])
+            play.place(BallId.CUE, spot, hand_s=1.2)
+            play.wait(rng.uniform(1.0, 2.0))
+            placement = Placement(spot, table.in_kitchen(spot), spot[0] - table.head_string_x)
+            balls = play.on_cloth()
+        plan = plan_shot(table, balls, targets)
+        play.strike(plan.speed, plan.heading_deg, follow=rng.uniform(-0.25, 0.3), show_cue=True)
+        shot = play.settle(placement=placement)
+        fc = shot.first_contact
+        own = groups.get(player)
+        legal_first = fc is not None and fc.ball in targets
+        rail = bool(shot.pocketed or shot.balls_to_cushion_after_first_contact)
+        foul = BallId.CUE in shot.pocketed or not legal_first or not rail
+        if BallId.CUE in shot.pocketed:
+            play.expect("foul", "3.20", "cue ball pocketed")
+        elif not legal_first:
+            play.expect("foul", "4.11" if own else "4.9", "wrong ball first")
+        elif not rail:
+            play.expect("foul", "3.19", "no cushion after contact, nothing pocketed")
+        if BallId.EIGHT in shot.pocketed:
+            won = not foul and targets == [BallId.EIGHT]
+            play.expect("win" if won else "loss", "4.20", f"player {player} and the 8")
+            break
+        made = [b for b in shot.pocketed if b.is_object_ball]
+        if not foul and own is None and made:
+            groups[player] = made[0].group
+            other = BallGroup.STRIPES if made[0].group is BallGroup.SOLIDS else BallGroup.SOLIDS
+            groups[1 - player] = other
+        mine = [b for b in made if groups.get(player) in (None, b.group)]
+        if foul or not mine:
+            player = 1 - player
+    return play
+
+
+def _eight_ball_targets(balls: dict[BallId, Point], group: BallGroup | None) -> list[BallId]:
+    on = [b for b in balls if b.is_object_ball]
+    if group is None:
+        return [b for b in on if b is not BallId.EIGHT] or [BallId.EIGHT]
+    mine = [b for b in on if b.group is group]
+    return mine or [BallId.EIGHT]

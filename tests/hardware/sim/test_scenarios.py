@@ -318,6 +318,18 @@ def _rack_9() -> None:
         assert a.end_time is not None and a.end_time <= b.strike_time
 
 
+def _rack_8() -> None:
+    truth = _run("rack-8ball").truth
+    assert len(truth.shots) >= 3
+    ends = [e for e in truth.expectations if e.rule == "4.20"]
+    if ends:
+        assert ends[-1].shot == len(truth.shots) - 1
+        assert BallId.EIGHT in truth.shots[-1].pocketed
+    for shot in truth.shots[1:]:
+        if shot.placement is not None:  # ball in hand comes only after a foul (4.14)
+            assert any(e.call == "foul" and e.shot == shot.index - 1 for e in truth.expectations)
+
+
 CHECKS: dict[str, Callable[[], None]] = {
     "break-8ball": test_8ball_break_rack_is_wpa_rule_4_3,
     "break-9ball": test_9ball_break_rack_is_wpa_rule_5_2,
@@ -352,6 +364,7 @@ CHECKS: dict[str, Callable[[], None]] = {
     "lag": _lag,
     "rerack-14.1": _rerack,
     "rack-9ball": _rack_9,
+    "rack-8ball": _rack_8,
 }
 
 
