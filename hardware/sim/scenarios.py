@@ -798,7 +798,7 @@ def _rattle(rng: random.Random, table: TableSpec) -> Play:
 
 def _launch_at_rail(rng: random.Random, table: TableSpec) -> tuple[Play, BallId, int, float]:
     """Cue ball drives an object ball straight at the left long cushion; stop at the contact."""
-    r = _radius(table)
+
     x = rng.choice((-1.0, 1.0)) * rng.uniform(250.0, table.length / 2 - 350.0)
     obj = (x, table.width / 2 - rng.uniform(150.0, 250.0))
     cue = (x + rng.uniform(-5, 5), obj[1] - rng.uniform(250.0, 450.0))
@@ -808,7 +808,6 @@ def _launch_at_rail(rng: random.Random, table: TableSpec) -> tuple[Play, BallId,
     play.engine.run(stop_after=lambda e: e.kind is EventKind.BALL_BALL)
     if play.engine.events[-1].kind is not EventKind.BALL_BALL:
         raise _Retry
-    _ = r
     return play, ball, play.index(ball), play.time
 
 
@@ -843,7 +842,7 @@ def _off_floor(rng: random.Random, table: TableSpec) -> Play:
 )
 def _off_rail(rng: random.Random, table: TableSpec) -> Play:
     play, ball, i, _ = _launch_at_rail(rng, table)
-    r = _radius(table)
+
     st = play.engine.state(i)
     vx, vy, _ = st.velocity
     cross, cushion = _nose_crossing(play, i, vy)
@@ -853,7 +852,6 @@ def _off_rail(rng: random.Random, table: TableSpec) -> Play:
     play.engine.fly(i, (vx, vy, vz), duration, then="off-table", spin=st.spin)
     play.engine.record(ShotEvent(EventKind.LEFT_TABLE, cross, (ball,), cushion=cushion))
     play.settle()
-    _ = r
     play.expect("foul", "3.28", "object ball resting on the rail")
     return play
 
@@ -958,7 +956,7 @@ def _double_hit(rng: random.Random, table: TableSpec) -> Play:
     gap = rng.uniform(0.2, 0.5)
     play, ball, obj, heading = _frozen_pair(rng, table, gap)
     speed = rng.uniform(1200.0, 2000.0)
-    strike = play.strike(speed, heading)
+    play.strike(speed, heading)
     i = play.index(BallId.CUE)
     play.engine.run(stop_after=lambda e: e.kind is EventKind.BALL_BALL)
     contact = play.time
@@ -970,7 +968,6 @@ def _double_hit(rng: random.Random, table: TableSpec) -> Play:
     travel = cue_travel_toward(play.result(), BallId.CUE, obj, contact, shot.end_time or play.time)
     evidence = DoubleHitEvidence(ball, gap, travel)
     play.shots[-1] = dataclasses.replace(shot, double_hit=evidence)
-    _ = strike
     play.expect("foul", "2.20", "cue ball moved on more than half a ball width after contact")
     return play
 
@@ -1013,7 +1010,7 @@ def _disturbed(rng: random.Random, table: TableSpec) -> Play:
     used = [obj]
     extra = _extras(table, rng, taken, [(setup.cue, setup.obj), (setup.obj, target)], used, 1)
     play = Play(table, [(BallId.CUE, setup.cue), (obj, setup.obj), *extra])
-    touched, where = extra[0]
+    touched, _ = extra[0]
     play.target = touched
     play.strike(setup.speed, setup.heading)
     play.engine.run(until=play.time + rng.uniform(0.3, 0.8))
@@ -1028,7 +1025,6 @@ def _disturbed(rng: random.Random, table: TableSpec) -> Play:
     play.engine.set_state(k, BallState((x, y, r), (d[0] * nudge, d[1] * nudge, 0.0)))
     play.engine.record(ShotEvent(EventKind.BALL_DISTURBED, play.time, (touched,)))
     play.settle()
-    _ = where
     play.expect("foul", "3.21", "object ball moved by a hand")
     return play
 
@@ -1286,7 +1282,7 @@ def _lag(rng: random.Random, table: TableSpec) -> Play:
     "14.1: fourteen balls re-racked by hand with the apex empty, then the next shot (6.7.3)",
 )
 def _rerack(rng: random.Random, table: TableSpec) -> Play:
-    r = _radius(table)
+
     balls = list(OBJECT_BALLS)
     rng.shuffle(balls)
     fifteenth = balls.pop()
@@ -1312,7 +1308,6 @@ def _rerack(rng: random.Random, table: TableSpec) -> Play:
     )
     play.wait(1.5)
     play.shoot(aim.speed_to_travel(math.dist(cue, spot) + 500, 1000.0), aim.heading_deg(cue, spot))
-    _ = r
     return play
 
 
