@@ -12,7 +12,7 @@ from calibration.table import STANDARD_TABLES, TableSpec
 from hardware.cameras import check as camera_check
 from hardware.sensors import ports as sensor_ports
 from hardware.sensors import watch as sensor_watch
-from railbird import __version__, calibrate_cmd
+from railbird import __version__, calibrate_cmd, simulate
 from railbird.config import RailbirdConfig, load_config
 from railbird.referee_cmd import add_referee_command
 from rules.codec import to_jsonable
@@ -58,6 +58,10 @@ def _parser() -> argparse.ArgumentParser:
     camera.set_defaults(run=camera_check.run_camera_check)
 
     add_referee_command(commands)
+
+    sim = commands.add_parser("sim", help="record a virtual-table scenario with its truth")
+    simulate.add_arguments(sim)
+    sim.set_defaults(run=lambda args: simulate.run(args, sys.stdout))
 
     ports = commands.add_parser("ports", help="list serial ports, likely sensor boards first")
     ports.set_defaults(run=sensor_ports.run_ports)
