@@ -182,7 +182,7 @@ class Segmenter:
         kick = max(
             self._kicked(v_before[0], v_out[0], noise), self._kicked(v_before[1], v_out[1], noise)
         )
-        if kick < 1.0:
+        if kick < 1.0 or not self._along_centres(p0, v_before, v_out, tau_in or 0.0, noise):
             return None
         taus = [t for t in (tau_in, tau_out) if t is not None]
         if not taus:
@@ -191,7 +191,7 @@ class Segmenter:
         tau = float(np.clip(np.mean(taus), 0.0, dt))
         speed = max(float(np.hypot(*rel_v)), float(np.hypot(*rel_vo)), 1.0)
         sigma = float(np.nanmax([f0.sigma[ra], f0.sigma[rb], 1.0]))
-        uncertainty = min(dt, 0.25 * dt + math.sqrt(2) * sigma / speed)
+        uncertainty = min(dt, 0.4 * dt + 2 * math.sqrt(2) * sigma / speed)
         if len(taus) == 2:
             uncertainty = min(dt, max(uncertainty, abs(taus[0] - taus[1]) / 2))
         elif tau_in is None:
@@ -208,6 +208,19 @@ class Segmenter:
             confidence=confidence,
             time_uncertainty=uncertainty,
         )
+
+    def _along_centres(self, p0, v_before, v_out, tau, noise) -> bool:
+        """A contact pushes along the line of centres (friction throws only a few degrees): at
+        least one of the two balls must have changed velocity mostly along that line. Two balls
+        kicked side by side by a third are not touching each other."""
+        at_touch = (p0[1] + v_before[1] * tau) - (p0[0] + v_before[0] * tau)
+        n = at_touch / max(float(np.hypot(*at_touch)), 1e-9)
+        for k in (0, 1):
+            change = v_out[k] - v_before[k]
+            size = float(np.hypot(*change))
+            if size > self.config.noise_sigmas * noise and abs(float(change @ n)) >= 0.8 * size:
+                return True
+        return False
 
     # -- strike and disturbances ----------------------------------------------------------------
 
