@@ -28,6 +28,9 @@ from rules.events import EventKind, EvidenceSource, ShotEvent
 from tracking.geometry import TableCache
 from tracking.model import BALLS, CUE_ROW, BallStatus, TrackFrame
 
+_CUSHION_K = 4
+"""Frames each side of a cushion rebound used for its chord velocities."""
+
 SETTLE_REST_S = 5.0
 """A ball that drops after resting this long dropped on its own (second rule 3.21)."""
 
@@ -58,7 +61,7 @@ class Segmenter:
     def __init__(self, table: TableSpec, config: SegmenterConfig | None = None) -> None:
         self.table = table
         self.config = config or SegmenterConfig()
-        self._frames: deque[TrackFrame] = deque(maxlen=4)
+        self._frames: deque[TrackFrame] = deque(maxlen=2 * _CUSHION_K + 1)
         self._in_shot = False
         self._pair_last: dict[tuple[int, int], float] = {}
         self._cushion_last: dict[int, float] = {}
@@ -85,7 +88,8 @@ class Segmenter:
             contacts = self._ball_contacts(f0, f1, f2)
             events += contacts
             events += self._starts(f0, f1, f2, contacts)
-            events += self._cushion_contacts(f0, f1, f2)
+        events += self._cushion_contacts()
+        if len(self._frames) >= 3:
             events += self._rebounds(f1)
         events += self._rest(frame)
         events.sort(key=lambda e: e.time)
@@ -286,65 +290,73 @@ class Segmenter:
 
     # -- cushions -------------------------------------------------------------------------------
 
-    def _cushion_contacts(self, f0, f1, f2) -> list[ShotEvent]:
-        dt = f1.time - f0.time
-        dt_after = f2.time - f1.time
-        if dt <= 0 or dt_after <= 0:
+    def _cushion_contacts(self) -> list[ShotEvent]:
+        """Rebounds off a cushion nose, judged at the frame K back from the newest.
+
+        A window of K frames each side gives fitted velocities that survive real tracking noise
+        (a single frame's velocity is too noisy at 30 Hz). The ball must come closest to one nose at
+        the centre frame, within touching distance, and its normal velocity must turn from into
+        the cushion to out of it. The time is where the incoming and outgoing lines, carried on,
+        put the centre one radius from the nose; their disagreement is the uncertainty.
+        """
+        k = _CUSHION_K
+        if len(self._frames) < 2 * k + 1:
             return []
-        rad = self._d / 2
-        tol = self.config.touch_tolerance_mm
-        hx, hy = self.table.length / 2, self.table.width / 2
+        window = list(self._frames)[-(2 * k + 1) :]
+        centre = window[k]
+        live = np.ones(len(BALLS), dtype=bool)
+        for f in window:
+            live &= f.on_table & f.seen
+        live &= centre.moving | window[k - 1].moving | window[k + 1].moving
         events = []
-        live = f0.on_table & f1.on_table & f2.on_table & f2.seen & (f0.moving | f1.moving)
         for r in np.flatnonzero(live):
-            p0, p1, p2 = f0.positions[r], f1.positions[r], f2.positions[r]
-            reach = rad + tol + float(np.hypot(*(p1 - p0)))
-            if min(hx - abs(p0[0]), hy - abs(p0[1]), hx - abs(p1[0]), hy - abs(p1[1])) > reach:
+            pts = np.array([f.positions[r] for f in window])
+            if self._geo.edge_gap(*pts[k]) > self._d / 2 + self.config.touch_tolerance_mm:
                 continue
-            if f0.time - self._cushion_last.get(int(r), -math.inf) < 3 * dt:
+            if centre.time - self._cushion_last.get(int(r), -math.inf) < 0.1:
                 continue
-            v_before = f0.velocities[r] if f0.moving[r] else (p1 - p0) / dt
-            v_out = (p2 - p1) / dt_after
-            noise = float(self._velocity_noise(f1, f2, np.array([r]))[0])
-            event = self._cushion_event(r, f0, p0, p1, v_before, v_out, dt, noise)
+            event = self._cushion_event(int(r), window, pts)
             if event is not None:
                 self._cushion_last[int(r)] = event.time
                 events.append(event)
         return events
 
-    def _cushion_event(self, r, f0, p0, p1, v_before, v_out, dt, noise):
+    def _cushion_event(self, r: int, window: list[TrackFrame], pts: np.ndarray):
+        k = _CUSHION_K
         rad, tol = self._d / 2, self.config.touch_tolerance_mm
+        times = np.array([f.time for f in window])
+        sigma = float(np.nan_to_num(window[k].sigma[r], nan=2.0))
         best = None
         for seg in self._cushions:
             n = np.array(seg.normal)
             start = np.array(seg.start)
-            dist0 = float((p0 - start) @ n)
-            dist1 = float((p1 - start) @ n)
-            vn_in, vn_out = float(v_before @ n), float(v_out @ n)
-            if min(dist0, dist1) > rad + tol or vn_in >= 0:
-                continue
-            # The normal velocity must turn back out of the cushion by more than the noise.
-            if vn_out - vn_in < max(self.config.min_turn_mm_s, self.config.noise_sigmas * noise):
-                continue
-            tau = float(np.clip((dist0 - rad) / -vn_in, 0.0, dt))
-            hit = p0 + v_before * tau
             along = np.array(seg.end) - start
-            s = float((hit - start) @ along / (along @ along))
-            if not -0.02 <= s <= 1.02:
+            s = float((pts[k] - start) @ along / (along @ along))
+            if not -0.1 <= s <= 1.1:
                 continue
-            if vn_out < 0.1 * abs(vn_in):
-                continue  # stopped dead or still going in: not a rebound off this nose
-            score = abs(dist0 - rad) if dist0 >= rad else 0.0
-            if best is None or score < best[0]:
-                best = (score, seg.id, tau, vn_in)
+            dist = (pts - start) @ n
+            if dist[k] - rad > tol or dist[k] > dist.min() + 2 * sigma:
+                continue
+            vn_in, noise_in = _slope(times[:k], dist[:k], sigma)
+            vn_out, noise_out = _slope(times[k + 1 :], dist[k + 1 :], sigma)
+            noise = math.hypot(noise_in, noise_out)
+            turn = max(self.config.min_turn_mm_s, self.config.noise_sigmas * noise)
+            if vn_in >= -0.5 * turn or vn_out <= 0.25 * turn or vn_out - vn_in < turn:
+                continue
+            # When the centre was one radius from the nose, by each fitted line carried on.
+            tin = times[k - 1] + (dist[k - 1] - rad) / -vn_in
+            tout = times[k + 1] - (dist[k + 1] - rad) / vn_out
+            lo, hi = times[k - 1], times[k + 1]
+            t = float(np.clip(0.5 * (tin + tout), lo, hi))
+            uncertainty = float(np.clip(abs(tin - tout) / 2, 0.25 * (hi - lo) / 2, (hi - lo) / 2))
+            if best is None or dist[k] < best[0]:
+                best = (dist[k], seg.id, t, uncertainty)
         if best is None:
             return None
-        _, cushion, tau, vn_in = best
-        sigma = float(np.nan_to_num(f0.sigma[r], nan=2.0))
-        uncertainty = min(dt, 0.25 * dt + sigma / abs(vn_in))
+        _, cushion, t, uncertainty = best
         return ShotEvent(
             EventKind.BALL_CUSHION,
-            f0.time + tau,
+            t,
             (BALLS[r],),
             cushion=cushion,
             confidence=0.95,
@@ -424,6 +436,15 @@ class Segmenter:
             events.append(ShotEvent(EventKind.ALL_AT_REST, end, time_uncertainty=0.1))
             self._in_shot = False
         return events
+
+
+def _slope(t: np.ndarray, y: np.ndarray, sigma: float) -> tuple[float, float]:
+    """Least-squares slope of y(t) and its standard deviation for noise ``sigma``."""
+    tc = t - t.mean()
+    ss = float(tc @ tc)
+    if ss <= 0:
+        return 0.0, math.inf
+    return float(tc @ (y - y.mean())) / ss, sigma / math.sqrt(ss)
 
 
 def _touch_roots(p: np.ndarray, v: np.ndarray, d: float) -> tuple[float, ...]:
