@@ -125,7 +125,8 @@ class Segmenter:
         # The filter's velocity at f0 is the cleanest 'before' for balls that were moving.
         v_before = np.where(f0.moving[live][:, None], f0.velocities[live], 0.0)
         v_out = (p2 - p1) / dt_after
-        moving = f0.moving[live] | f1.moving[live] | f2.moving[live]
+        # A contact inside (f0, f1] needs one of the two moving by f1.
+        moving = f0.moving[live] | f1.moving[live]
         noise = self._velocity_noise(f1, f2, live)
         reach = self._d + self.config.touch_tolerance_mm + np.hypot(*v_in.T) * dt
         events = []
@@ -238,27 +239,74 @@ class Segmenter:
             and not math.isnan(f0.rest_since[r])
             and f1.status[r] is BallStatus.MOVING
         ]
-        touched = {b for e in contacts for b in e.balls}
-        recent = {
-            b
-            for (ra, rb), t in self._pair_last.items()
-            if t >= f0.time - 2 * (f1.time - f0.time)
-            for b in (BALLS[ra], BALLS[rb])
-        }
+        # A ball set moving by a contact was hit by a ball that was already moving (or by the
+        # cue ball, once it is struck in this very interval).
+        moving_before = {BALLS[r] for r in np.flatnonzero(f0.moving)}
+        if CUE_ROW in started and BallId.CUE not in self._explained(
+            contacts, moving_before, f0, f1
+        ):
+            moving_before.add(BallId.CUE)
+            started = [CUE_ROW] + [r for r in started if r != CUE_ROW]
+        explained = self._explained(contacts, moving_before - {BallId.CUE}, f0, f1)
+        explained_others = self._explained(contacts, moving_before, f0, f1) - {BallId.CUE}
+        explained = (explained & {BallId.CUE}) | explained_others
         for r in started:
             ball = BALLS[r]
-            if ball in touched or ball in recent:
+            if ball in explained:
                 continue
             t, unc = self._start_time(r, f0, f1, f2)
             if r == CUE_ROW:
+                # A ball frozen to the cue ball is touched just after the strike, never before.
+                cue_contacts = [e.time for e in contacts if BallId.CUE in e.balls]
+                if cue_contacts:
+                    t = max(f0.time, min(t, min(cue_contacts) - 1e-4))
+                events.append(self._strike(t, unc, f0))
+            elif self._frozen_to_cue(r, f0):
+                # Struck through a ball frozen to it, the cue ball hardly moves: the frozen
+                # ball's start is the strike, and the contact follows it.
+                touch = [e for e in contacts if set(e.balls) == {BallId.CUE, ball}]
+                if touch:
+                    t = max(f0.time, min(t, touch[0].time - 1e-4))
+                else:
+                    events.append(
+                        ShotEvent(
+                            EventKind.BALL_BALL,
+                            t + 1e-4,
+                            (BallId.CUE, ball),
+                            confidence=0.8,
+                            time_uncertainty=unc,
+                        )
+                    )
+                    self._pair_last[(CUE_ROW, r)] = t
                 events.append(self._strike(t, unc, f0))
             elif self._clear_of_others(r, f0):
                 events.append(
                     ShotEvent(
-                        EventKind.BALL_DISTURBED, t, (ball,), confidence=0.8, time_uncertainty=unc
+                        EventKind.BALL_DISTURBED,
+                        t,
+                        (ball,),
+                        confidence=0.8,
+                        time_uncertainty=unc,
                     )
                 )
         return events
+
+    def _explained(self, contacts, moving_before, f0, f1) -> set[BallId]:
+        """Balls whose start a contact with an already moving ball explains."""
+        explained = {
+            b
+            for e in contacts
+            for b in e.balls
+            if any(o in moving_before for o in e.balls if o != b)
+        }
+        recent_window = f0.time - 2 * (f1.time - f0.time)
+        for (ra, rb), t in self._pair_last.items():
+            if t >= recent_window:
+                if BALLS[rb] in moving_before or BALLS[rb] in explained:
+                    explained.add(BALLS[ra])
+                if BALLS[ra] in moving_before or BALLS[ra] in explained:
+                    explained.add(BALLS[rb])
+        return explained
 
     def _strike(self, t: float, unc: float, f0: TrackFrame) -> ShotEvent:
         self._in_shot = True
@@ -280,6 +328,12 @@ class Segmenter:
         back = float(np.hypot(*(p1 - rest))) / speed
         t = float(np.clip(f1.time - back, f0.time, f1.time))
         return t, min(dt / 2, dt / 4 + float(np.nan_to_num(f1.sigma[r], nan=2.0)) / speed)
+
+    def _frozen_to_cue(self, r: int, f0: TrackFrame) -> bool:
+        if not f0.on_table[CUE_ROW] or f0.moving[CUE_ROW]:
+            return False
+        gap = float(np.hypot(*(f0.positions[r] - f0.positions[CUE_ROW]))) - self._d
+        return gap <= self.config.touch_tolerance_mm
 
     def _clear_of_others(self, r: int, f0: TrackFrame) -> bool:
         p = f0.positions[r]
