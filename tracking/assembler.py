@@ -33,6 +33,9 @@ from rules.shot import (
 )
 from tracking.model import BALLS, CUE_ROW, TrackFrame
 
+_MEASURE_SIGMA_MM = 2.0
+"""Position noise assumed for the push measure (vision's sigma; the floor of what it can do)."""
+
 CHALK_WIDTH_MM = 22.0
 """About the width of a chalk cube: rule 2.20's gap under which a double hit is possible."""
 
@@ -136,7 +139,7 @@ class ShotAssembler:
             return
         if not frame.seen[CUE_ROW]:
             return
-        cue = frame.positions[CUE_ROW].copy()
+        cue = frame.measured[CUE_ROW].copy()
         shot.cue_path.append((frame.time, cue, float(frame.radius_px[CUE_ROW])))
         on = frame.on_table.copy()
         on[CUE_ROW] = False
@@ -236,11 +239,18 @@ class ShotAssembler:
             return None
         times = np.array([t for t, _ in path])
         pts = np.array([p for _, p in path])
-        speed = np.hypot(*np.diff(pts, axis=0).T) / np.diff(times)
+        steps = np.diff(times)
+        speed = np.hypot(*np.diff(pts, axis=0).T) / steps
         mid = 0.5 * (times[1:] + times[:-1])
-        peak = int(np.argmax(speed))
-        # The speed at the first step already includes the strike; a push keeps accelerating.
-        acceleration = max(0.0, float(mid[peak] - shot.strike.time) - float(times[1] - times[0]))
+        # Measured positions: the filter's own would ramp up after a strike and look like a push.
+        noise = math.sqrt(2) * _MEASURE_SIGMA_MM / float(np.median(steps))
+        # The first step holds the strike itself; after it a clean strike only slows down. A
+        # push shows as speed still climbing, over two steps, clearly above all before it.
+        last_rise = None
+        for i in range(2, len(speed)):
+            if speed[i] > float(np.max(speed[: i - 1])) + 2 * noise:
+                last_rise = i
+        acceleration = 0.0 if last_rise is None else float(mid[last_rise] - shot.strike.time)
         return PushEvidence(acceleration, confidence=0.6)
 
     def _jump(self, shot: _OpenShot, events: tuple[ShotEvent, ...]) -> JumpEvidence | None:

@@ -125,6 +125,7 @@ class TrackFrame:
         seen: (16,) True where a detection was matched this frame.
         radius_px: (16,) apparent radius of the matched detection (nan when unseen).
         rest_since: (16,) time each resting ball came to rest (nan when not at rest).
+        measured: (16, 2) the matched detection's position this frame (nan when unseen).
         departures: Balls that left play in this frame.
     """
 
@@ -137,6 +138,7 @@ class TrackFrame:
     seen: np.ndarray = field(repr=False)
     radius_px: np.ndarray = field(repr=False)
     rest_since: np.ndarray = field(repr=False)
+    measured: np.ndarray = field(repr=False)
     departures: tuple[Departure, ...] = ()
     _on_table: np.ndarray = field(init=False, repr=False)
     _moving: np.ndarray = field(init=False, repr=False)
@@ -144,7 +146,15 @@ class TrackFrame:
     def __post_init__(self) -> None:
         if len(self.status) != len(BALLS):
             raise ValueError(f"track frame {self.frame}: {len(self.status)} statuses, want 16")
-        for name in ("positions", "velocities", "sigma", "seen", "radius_px", "rest_since"):
+        for name in (
+            "positions",
+            "velocities",
+            "sigma",
+            "seen",
+            "radius_px",
+            "rest_since",
+            "measured",
+        ):
             a = getattr(self, name)
             if a.shape[0] != len(BALLS):
                 raise ValueError(f"track frame {self.frame}: {name} has {a.shape[0]} rows")

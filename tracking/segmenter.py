@@ -28,6 +28,9 @@ from rules.events import EventKind, EvidenceSource, ShotEvent
 from tracking.geometry import TableCache
 from tracking.model import BALLS, CUE_ROW, BallStatus, TrackFrame
 
+_CUSHION_K = 4
+"""Frames each side of a cushion rebound used for its chord velocities."""
+
 SETTLE_REST_S = 5.0
 """A ball that drops after resting this long dropped on its own (second rule 3.21)."""
 
@@ -58,7 +61,7 @@ class Segmenter:
     def __init__(self, table: TableSpec, config: SegmenterConfig | None = None) -> None:
         self.table = table
         self.config = config or SegmenterConfig()
-        self._frames: deque[TrackFrame] = deque(maxlen=4)
+        self._frames: deque[TrackFrame] = deque(maxlen=2 * _CUSHION_K + 1)
         self._in_shot = False
         self._pair_last: dict[tuple[int, int], float] = {}
         self._cushion_last: dict[int, float] = {}
@@ -85,7 +88,8 @@ class Segmenter:
             contacts = self._ball_contacts(f0, f1, f2)
             events += contacts
             events += self._starts(f0, f1, f2, contacts)
-            events += self._cushion_contacts(f0, f1, f2)
+        events += self._cushion_contacts()
+        if len(self._frames) >= 3:
             events += self._rebounds(f1)
         events += self._rest(frame)
         events.sort(key=lambda e: e.time)
@@ -121,7 +125,8 @@ class Segmenter:
         # The filter's velocity at f0 is the cleanest 'before' for balls that were moving.
         v_before = np.where(f0.moving[live][:, None], f0.velocities[live], 0.0)
         v_out = (p2 - p1) / dt_after
-        moving = f0.moving[live] | f1.moving[live] | f2.moving[live]
+        # A contact inside (f0, f1] needs one of the two moving by f1.
+        moving = f0.moving[live] | f1.moving[live]
         noise = self._velocity_noise(f1, f2, live)
         reach = self._d + self.config.touch_tolerance_mm + np.hypot(*v_in.T) * dt
         events = []
@@ -182,7 +187,7 @@ class Segmenter:
         kick = max(
             self._kicked(v_before[0], v_out[0], noise), self._kicked(v_before[1], v_out[1], noise)
         )
-        if kick < 1.0:
+        if kick < 1.0 or not self._along_centres(p0, v_before, v_out, tau_in or 0.0, noise):
             return None
         taus = [t for t in (tau_in, tau_out) if t is not None]
         if not taus:
@@ -191,7 +196,7 @@ class Segmenter:
         tau = float(np.clip(np.mean(taus), 0.0, dt))
         speed = max(float(np.hypot(*rel_v)), float(np.hypot(*rel_vo)), 1.0)
         sigma = float(np.nanmax([f0.sigma[ra], f0.sigma[rb], 1.0]))
-        uncertainty = min(dt, 0.25 * dt + math.sqrt(2) * sigma / speed)
+        uncertainty = min(dt, 0.4 * dt + 2 * math.sqrt(2) * sigma / speed)
         if len(taus) == 2:
             uncertainty = min(dt, max(uncertainty, abs(taus[0] - taus[1]) / 2))
         elif tau_in is None:
@@ -209,6 +214,19 @@ class Segmenter:
             time_uncertainty=uncertainty,
         )
 
+    def _along_centres(self, p0, v_before, v_out, tau, noise) -> bool:
+        """A contact pushes along the line of centres (friction throws only a few degrees): at
+        least one of the two balls must have changed velocity mostly along that line. Two balls
+        kicked side by side by a third are not touching each other."""
+        at_touch = (p0[1] + v_before[1] * tau) - (p0[0] + v_before[0] * tau)
+        n = at_touch / max(float(np.hypot(*at_touch)), 1e-9)
+        for k in (0, 1):
+            change = v_out[k] - v_before[k]
+            size = float(np.hypot(*change))
+            if size > self.config.noise_sigmas * noise and abs(float(change @ n)) >= 0.8 * size:
+                return True
+        return False
+
     # -- strike and disturbances ----------------------------------------------------------------
 
     def _starts(self, f0, f1, f2, contacts: list[ShotEvent]) -> list[ShotEvent]:
@@ -221,27 +239,74 @@ class Segmenter:
             and not math.isnan(f0.rest_since[r])
             and f1.status[r] is BallStatus.MOVING
         ]
-        touched = {b for e in contacts for b in e.balls}
-        recent = {
-            b
-            for (ra, rb), t in self._pair_last.items()
-            if t >= f0.time - 2 * (f1.time - f0.time)
-            for b in (BALLS[ra], BALLS[rb])
-        }
+        # A ball set moving by a contact was hit by a ball that was already moving (or by the
+        # cue ball, once it is struck in this very interval).
+        moving_before = {BALLS[r] for r in np.flatnonzero(f0.moving)}
+        if CUE_ROW in started and BallId.CUE not in self._explained(
+            contacts, moving_before, f0, f1
+        ):
+            moving_before.add(BallId.CUE)
+            started = [CUE_ROW] + [r for r in started if r != CUE_ROW]
+        explained = self._explained(contacts, moving_before - {BallId.CUE}, f0, f1)
+        explained_others = self._explained(contacts, moving_before, f0, f1) - {BallId.CUE}
+        explained = (explained & {BallId.CUE}) | explained_others
         for r in started:
             ball = BALLS[r]
-            if ball in touched or ball in recent:
+            if ball in explained:
                 continue
             t, unc = self._start_time(r, f0, f1, f2)
             if r == CUE_ROW:
+                # A ball frozen to the cue ball is touched just after the strike, never before.
+                cue_contacts = [e.time for e in contacts if BallId.CUE in e.balls]
+                if cue_contacts:
+                    t = max(f0.time, min(t, min(cue_contacts) - 1e-4))
+                events.append(self._strike(t, unc, f0))
+            elif self._frozen_to_cue(r, f0):
+                # Struck through a ball frozen to it, the cue ball hardly moves: the frozen
+                # ball's start is the strike, and the contact follows it.
+                touch = [e for e in contacts if set(e.balls) == {BallId.CUE, ball}]
+                if touch:
+                    t = max(f0.time, min(t, touch[0].time - 1e-4))
+                else:
+                    events.append(
+                        ShotEvent(
+                            EventKind.BALL_BALL,
+                            t + 1e-4,
+                            (BallId.CUE, ball),
+                            confidence=0.8,
+                            time_uncertainty=unc,
+                        )
+                    )
+                    self._pair_last[(CUE_ROW, r)] = t
                 events.append(self._strike(t, unc, f0))
             elif self._clear_of_others(r, f0):
                 events.append(
                     ShotEvent(
-                        EventKind.BALL_DISTURBED, t, (ball,), confidence=0.8, time_uncertainty=unc
+                        EventKind.BALL_DISTURBED,
+                        t,
+                        (ball,),
+                        confidence=0.8,
+                        time_uncertainty=unc,
                     )
                 )
         return events
+
+    def _explained(self, contacts, moving_before, f0, f1) -> set[BallId]:
+        """Balls whose start a contact with an already moving ball explains."""
+        explained = {
+            b
+            for e in contacts
+            for b in e.balls
+            if any(o in moving_before for o in e.balls if o != b)
+        }
+        recent_window = f0.time - 2 * (f1.time - f0.time)
+        for (ra, rb), t in self._pair_last.items():
+            if t >= recent_window:
+                if BALLS[rb] in moving_before or BALLS[rb] in explained:
+                    explained.add(BALLS[ra])
+                if BALLS[ra] in moving_before or BALLS[ra] in explained:
+                    explained.add(BALLS[rb])
+        return explained
 
     def _strike(self, t: float, unc: float, f0: TrackFrame) -> ShotEvent:
         self._in_shot = True
@@ -264,6 +329,12 @@ class Segmenter:
         t = float(np.clip(f1.time - back, f0.time, f1.time))
         return t, min(dt / 2, dt / 4 + float(np.nan_to_num(f1.sigma[r], nan=2.0)) / speed)
 
+    def _frozen_to_cue(self, r: int, f0: TrackFrame) -> bool:
+        if not f0.on_table[CUE_ROW] or f0.moving[CUE_ROW]:
+            return False
+        gap = float(np.hypot(*(f0.positions[r] - f0.positions[CUE_ROW]))) - self._d
+        return gap <= self.config.touch_tolerance_mm
+
     def _clear_of_others(self, r: int, f0: TrackFrame) -> bool:
         p = f0.positions[r]
         others = f0.on_table.copy()
@@ -273,65 +344,73 @@ class Segmenter:
 
     # -- cushions -------------------------------------------------------------------------------
 
-    def _cushion_contacts(self, f0, f1, f2) -> list[ShotEvent]:
-        dt = f1.time - f0.time
-        dt_after = f2.time - f1.time
-        if dt <= 0 or dt_after <= 0:
+    def _cushion_contacts(self) -> list[ShotEvent]:
+        """Rebounds off a cushion nose, judged at the frame K back from the newest.
+
+        A window of K frames each side gives fitted velocities that survive real tracking noise
+        (a single frame's velocity is too noisy at 30 Hz). The ball must come closest to one nose at
+        the centre frame, within touching distance, and its normal velocity must turn from into
+        the cushion to out of it. The time is where the incoming and outgoing lines, carried on,
+        put the centre one radius from the nose; their disagreement is the uncertainty.
+        """
+        k = _CUSHION_K
+        if len(self._frames) < 2 * k + 1:
             return []
-        rad = self._d / 2
-        tol = self.config.touch_tolerance_mm
-        hx, hy = self.table.length / 2, self.table.width / 2
+        window = list(self._frames)[-(2 * k + 1) :]
+        centre = window[k]
+        live = np.ones(len(BALLS), dtype=bool)
+        for f in window:
+            live &= f.on_table & f.seen
+        live &= centre.moving | window[k - 1].moving | window[k + 1].moving
         events = []
-        live = f0.on_table & f1.on_table & f2.on_table & f2.seen & (f0.moving | f1.moving)
         for r in np.flatnonzero(live):
-            p0, p1, p2 = f0.positions[r], f1.positions[r], f2.positions[r]
-            reach = rad + tol + float(np.hypot(*(p1 - p0)))
-            if min(hx - abs(p0[0]), hy - abs(p0[1]), hx - abs(p1[0]), hy - abs(p1[1])) > reach:
+            pts = np.array([f.positions[r] for f in window])
+            if self._geo.edge_gap(*pts[k]) > self._d / 2 + self.config.touch_tolerance_mm:
                 continue
-            if f0.time - self._cushion_last.get(int(r), -math.inf) < 3 * dt:
+            if centre.time - self._cushion_last.get(int(r), -math.inf) < 0.1:
                 continue
-            v_before = f0.velocities[r] if f0.moving[r] else (p1 - p0) / dt
-            v_out = (p2 - p1) / dt_after
-            noise = float(self._velocity_noise(f1, f2, np.array([r]))[0])
-            event = self._cushion_event(r, f0, p0, p1, v_before, v_out, dt, noise)
+            event = self._cushion_event(int(r), window, pts)
             if event is not None:
                 self._cushion_last[int(r)] = event.time
                 events.append(event)
         return events
 
-    def _cushion_event(self, r, f0, p0, p1, v_before, v_out, dt, noise):
+    def _cushion_event(self, r: int, window: list[TrackFrame], pts: np.ndarray):
+        k = _CUSHION_K
         rad, tol = self._d / 2, self.config.touch_tolerance_mm
+        times = np.array([f.time for f in window])
+        sigma = float(np.nan_to_num(window[k].sigma[r], nan=2.0))
         best = None
         for seg in self._cushions:
             n = np.array(seg.normal)
             start = np.array(seg.start)
-            dist0 = float((p0 - start) @ n)
-            dist1 = float((p1 - start) @ n)
-            vn_in, vn_out = float(v_before @ n), float(v_out @ n)
-            if min(dist0, dist1) > rad + tol or vn_in >= 0:
-                continue
-            # The normal velocity must turn back out of the cushion by more than the noise.
-            if vn_out - vn_in < max(self.config.min_turn_mm_s, self.config.noise_sigmas * noise):
-                continue
-            tau = float(np.clip((dist0 - rad) / -vn_in, 0.0, dt))
-            hit = p0 + v_before * tau
             along = np.array(seg.end) - start
-            s = float((hit - start) @ along / (along @ along))
-            if not -0.02 <= s <= 1.02:
+            s = float((pts[k] - start) @ along / (along @ along))
+            if not -0.1 <= s <= 1.1:
                 continue
-            if vn_out < 0.1 * abs(vn_in):
-                continue  # stopped dead or still going in: not a rebound off this nose
-            score = abs(dist0 - rad) if dist0 >= rad else 0.0
-            if best is None or score < best[0]:
-                best = (score, seg.id, tau, vn_in)
+            dist = (pts - start) @ n
+            if dist[k] - rad > tol or dist[k] > dist.min() + 2 * sigma:
+                continue
+            vn_in, noise_in = _slope(times[:k], dist[:k], sigma)
+            vn_out, noise_out = _slope(times[k + 1 :], dist[k + 1 :], sigma)
+            noise = math.hypot(noise_in, noise_out)
+            turn = max(self.config.min_turn_mm_s, self.config.noise_sigmas * noise)
+            if vn_in >= -0.5 * turn or vn_out <= 0.25 * turn or vn_out - vn_in < turn:
+                continue
+            # When the centre was one radius from the nose, by each fitted line carried on.
+            tin = times[k - 1] + (dist[k - 1] - rad) / -vn_in
+            tout = times[k + 1] - (dist[k + 1] - rad) / vn_out
+            lo, hi = times[k - 1], times[k + 1]
+            t = float(np.clip(0.5 * (tin + tout), lo, hi))
+            uncertainty = float(np.clip(abs(tin - tout) / 2, 0.25 * (hi - lo) / 2, (hi - lo) / 2))
+            if best is None or dist[k] < best[0]:
+                best = (dist[k], seg.id, t, uncertainty)
         if best is None:
             return None
-        _, cushion, tau, vn_in = best
-        sigma = float(np.nan_to_num(f0.sigma[r], nan=2.0))
-        uncertainty = min(dt, 0.25 * dt + sigma / abs(vn_in))
+        _, cushion, t, uncertainty = best
         return ShotEvent(
             EventKind.BALL_CUSHION,
-            f0.time + tau,
+            t,
             (BALLS[r],),
             cushion=cushion,
             confidence=0.95,
@@ -411,6 +490,15 @@ class Segmenter:
             events.append(ShotEvent(EventKind.ALL_AT_REST, end, time_uncertainty=0.1))
             self._in_shot = False
         return events
+
+
+def _slope(t: np.ndarray, y: np.ndarray, sigma: float) -> tuple[float, float]:
+    """Least-squares slope of y(t) and its standard deviation for noise ``sigma``."""
+    tc = t - t.mean()
+    ss = float(tc @ tc)
+    if ss <= 0:
+        return 0.0, math.inf
+    return float(tc @ (y - y.mean())) / ss, sigma / math.sqrt(ss)
 
 
 def _touch_roots(p: np.ndarray, v: np.ndarray, d: float) -> tuple[float, ...]:

@@ -403,6 +403,9 @@ class Tracker:
         sig = np.full(n, np.nan)
         radius = np.full(n, np.nan)
         rest = np.full(n, np.nan)
+        measured = np.full((n, 2), np.nan)
+        for row, col in matches.items():
+            measured[row] = det.positions[col]
         for row, track in enumerate(self._tracks):
             if track.kf is None:
                 continue
@@ -429,5 +432,6 @@ class Tracker:
             seen,
             radius,
             rest,
+            measured,
             departures,
         )

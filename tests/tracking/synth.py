@@ -68,7 +68,7 @@ def simulate(
     pushes: dict[BallId | str, tuple[float, float, float]] | None = None,
     jump: BallId | str | None = None,
     fps: float = 60.0,
-    decel: float = 400.0,
+    decel: float = 600.0,
     restitution: float = 0.85,
     tail: float = 0.8,
     max_time: float = 20.0,
@@ -91,7 +91,7 @@ def simulate(
         table: The table.
         drop_delay: Pocket-sensor delay after the centre crosses the mouth line, s.
     """
-    sub = 32
+    sub = 8
     h = 1.0 / (fps * sub)
     balls = [_Ball(BallId(b), np.array(p, float), np.zeros(2)) for b, p in layout.items()]
     by_id = {b.id: b for b in balls}

@@ -1,0 +1,149 @@
+"""Shot events from tracks: strike, contacts, cushions, pockets, rest; times inside the frame."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rules.balls import BallId
+from rules.events import EventKind
+from rules.table import CushionId, PocketId
+from tests.tracking.helpers import matched, run
+from tests.tracking.synth import TABLE, render, simulate
+from vision.detections import Detections, one_hot
+
+FRAME = 1 / 60
+
+
+def test_first_contact_is_the_grazed_ball_not_the_full_hit_rule_3_18() -> None:
+    # The cue ball shaves the 3 (centres 55 mm apart sideways) and then hits the 6 full.
+    sim = simulate({"cue": (-700.0, 0.0), "3": (-300.0, 55.0), "6": (200.0, -150.0)}, (3000.0, 0.0))
+    truth = [e.balls for e in sim.of_kind(EventKind.BALL_BALL)]
+    assert truth[:2] == [(BallId.CUE, BallId.THREE), (BallId.CUE, BallId.SIX)]
+    for seed in range(2):
+        shot = run(render(sim, seed), sim.signals).shots[0]
+        assert shot.first_contact is not None
+        assert shot.first_contact.ball is BallId.THREE
+        assert not shot.first_contact.is_split
+
+
+def test_the_cue_strike_never_counts_as_a_first_contact() -> None:
+    sim = simulate({"cue": (-700.0, 0.0), "5": (600.0, 300.0)}, (2000.0, 0.0))
+    result = run(render(sim, 2), sim.signals)
+    shot = result.shots[0]
+    assert shot.strike is not None
+    assert shot.strike.time == pytest.approx(0.5, abs=FRAME / 2)
+    assert shot.first_contact is None
+    assert result.of_kind(EventKind.BALL_BALL) == []
+
+
+def test_a_split_hit_shows_both_candidates_rules_2_10() -> None:
+    # The cue ball comes straight between the 2 and the 4, touching both at the same instant.
+    sim = simulate({"cue": (-700.0, 0.0), "2": (0.0, 29.0), "4": (0.0, -29.0)}, (2500.0, 0.0))
+    times = [e.time for e in sim.of_kind(EventKind.BALL_BALL)[:2]]
+    assert abs(times[0] - times[1]) < 2e-3
+    shot = run(render(sim, 1), sim.signals).shots[0]
+    assert shot.first_contact is not None and shot.first_contact.is_split
+    assert set(shot.first_contact.candidates) == {BallId.TWO, BallId.FOUR}
+
+
+def test_contacts_a_frame_apart_are_not_a_split() -> None:
+    sim = simulate({"cue": (-700.0, 0.0), "2": (0.0, 29.0), "4": (90.0, -29.0)}, (2500.0, 0.0))
+    shot = run(render(sim, 1), sim.signals).shots[0]
+    assert shot.first_contact is not None
+    assert shot.first_contact.ball is BallId.TWO
+    assert not shot.first_contact.is_split
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_cushion_contacts_name_the_right_segment(seed: int) -> None:
+    sim = simulate({"cue": (-900.0, -300.0), "7": (800.0, 500.0)}, (3500.0, 900.0))
+    truth = sim.of_kind(EventKind.BALL_CUSHION)
+    assert len(truth) >= 3
+    found = run(render(sim, seed), sim.signals).of_kind(EventKind.BALL_CUSHION)
+    tp, fp, fn = matched(truth, found, 2 * FRAME)
+    assert (tp, fp, fn) == (len(truth), 0, 0)
+    for e in found:
+        assert e.time_uncertainty <= FRAME
+
+
+def test_contact_time_is_solved_inside_the_frame() -> None:
+    sim = simulate({"cue": (-700.0, 0.0), "1": (0.0, 10.0)}, (2500.0, 0.0))
+    truth = sim.of_kind(EventKind.BALL_BALL)[0]
+    found = run(render(sim, 0, sigma=1.0), sim.signals).of_kind(EventKind.BALL_BALL)[0]
+    assert abs(found.time - truth.time) < FRAME / 2
+    assert abs(found.time - truth.time) <= found.time_uncertainty + 1e-3
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_shot_end_within_a_third_of_a_second_rule_3_15(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    layout = {
+        "cue": (-800.0, rng.uniform(-300, 300)),
+        "1": (rng.uniform(-200, 200), rng.uniform(-300, 300)),
+        "2": (rng.uniform(300, 900), rng.uniform(-400, 400)),
+    }
+    strike = (rng.uniform(1500, 3000), rng.uniform(-800, 800))
+    sim = simulate(layout, strike)
+    shot = run(render(sim, seed), sim.signals).shots[0]
+    assert shot.end_time is not None
+    assert abs(shot.end_time - sim.end_time) <= 0.3
+
+
+def test_a_ball_moved_with_nothing_near_it_was_disturbed_rule_3_21() -> None:
+    sim = simulate(
+        {"cue": (-700.0, 0.0), "8": (500.0, 0.0)}, None, pushes={"8": (0.4, 0.0, 300.0)}, tail=0.5
+    )
+    events = run(render(sim, 6), sim.signals).events
+    disturbed = [e for e in events if e.kind is EventKind.BALL_DISTURBED]
+    assert [e.ball for e in disturbed] == [BallId.EIGHT]
+    assert disturbed[0].time == pytest.approx(0.4, abs=2 * FRAME)
+    assert not any(e.kind is EventKind.CUE_STRIKE for e in events)
+
+
+def test_a_ball_still_rolling_at_the_strike_is_reported_rule_3_14() -> None:
+    sim = simulate(
+        {"cue": (-700.0, 0.0), "8": (500.0, -300.0)},
+        (1500.0, 0.0),
+        strike_time=0.9,
+        pushes={"8": (0.2, 0.0, 800.0)},
+    )
+    shots = run(render(sim, 6), sim.signals).shots
+    assert shots[-1].moving_at_strike == (BallId.EIGHT,)
+
+
+def _frames(track: list[tuple[float, float] | None], ball: BallId) -> list[Detections]:
+    return [
+        Detections.of(k, k * FRAME, [p] if p else [], identity=one_hot([ball]) if p else None)
+        for k, p in enumerate(track)
+    ]
+
+
+def test_a_ball_into_the_jaws_and_back_out_is_a_rebound_rule_3_11() -> None:
+    pocket = TABLE.pocket(PocketId.SIDE_LEFT)
+    y_in = pocket.mouth_centre[1] + 5.0
+    path = [(0.0, 0.0)] * 30
+    path += [(0.0, y) for y in np.linspace(0.0, y_in, 20)]
+    path += [(0.0, y) for y in np.linspace(y_in, 300.0, 20)]
+    path += [(0.0, 300.0)] * 40
+    events = run(_frames(path, BallId.NINE)).events
+    rebound = [e for e in events if e.kind is EventKind.POCKET_REBOUND]
+    assert [(e.ball, e.pocket) for e in rebound] == [(BallId.NINE, PocketId.SIDE_LEFT)]
+    assert not any(e.kind is EventKind.POCKETED for e in events)
+
+
+def test_a_ball_resting_on_the_lip_that_drops_later_settled_second_rule_3_21() -> None:
+    from rules.signals import PocketSignal
+
+    mouth = TABLE.pocket(PocketId.FOOT_RIGHT).mouth_centre
+    lip = (mouth[0] - 25.0, mouth[1] + 25.0)
+    path = [lip] * 420 + [None] * 30
+    signal = PocketSignal(PocketId.FOOT_RIGHT, 420 * FRAME + 0.02)
+    events = run(_frames(path, BallId.FIVE), (signal,)).events
+    settled = [e for e in events if e.kind is EventKind.SETTLED_INTO_POCKET]
+    assert [(e.ball, e.pocket) for e in settled] == [(BallId.FIVE, PocketId.FOOT_RIGHT)]
+    assert not any(e.kind is EventKind.POCKETED for e in events)
+
+
+def test_cushion_names_are_the_table_segments() -> None:
+    assert {c.id for c in TABLE.cushions} == set(CushionId)
