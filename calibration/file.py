@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from calibration.camera import CameraModel
+from calibration.colour import ColourModel
 from calibration.solve import IntrinsicsSource
 from calibration.table import TableSpec
 from rules.codec import from_jsonable, to_jsonable
@@ -37,6 +38,7 @@ class Calibration:
         confidence: 0-1, how clearly the table was found (1 for corners given by hand).
         created_utc: When it was made (ISO 8601), for people.
         made_from: What it was made from (a file, a camera, the virtual table).
+        colour: The cloth and ball colours under this table's light, when learned.
     """
 
     version: int
@@ -50,6 +52,7 @@ class Calibration:
     confidence: float
     created_utc: str
     made_from: str
+    colour: ColourModel | None = None
 
     @property
     def image_size(self) -> tuple[int, int]:

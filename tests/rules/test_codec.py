@@ -16,6 +16,7 @@ import rules
 from calibration.balls import BallLook
 from calibration.calibrate import DriftReport
 from calibration.camera import CameraModel
+from calibration.colour import BallColour, BallPixels, ColourModel, default_colour_model
 from calibration.config import TableConfig
 from calibration.file import Calibration
 from calibration.solve import IntrinsicsSource, PoseSolution
@@ -155,6 +156,24 @@ STRATEGIES = {
         unit_interval,
         st.text(max_size=20),
         st.text(max_size=20),
+        st.one_of(st.none(), st.builds(lambda: default_colour_model())),
+    ),
+    ColourModel: st.builds(
+        lambda cloth, gain, source: default_colour_model(cloth).with_shading(
+            [[gain, 1.0, gain], [1.0, 1.0, 1.0]]
+        ),
+        st.tuples(*(st.floats(0, 255),) * 3),
+        st.floats(0.05, 4.0),
+        st.text(max_size=10),
+    ),
+    BallColour: st.builds(BallColour, balls, st.tuples(finite, finite, finite), unit_interval),
+    BallPixels: st.builds(
+        BallPixels,
+        unit_interval,
+        unit_interval,
+        st.one_of(st.none(), st.tuples(finite, finite, finite)),
+        unit_interval,
+        st.one_of(st.none(), st.tuples(finite, finite, finite)),
     ),
     DriftReport: st.builds(
         DriftReport, st.booleans(), st.tuples(finite, finite, finite, finite), finite

@@ -1,0 +1,140 @@
+"""The ball detector on the virtual table: every ball found, placed and named."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hardware.sim.render import ClothColour
+from rules.balls import BallId
+from tests.vision import scenes
+from vision.detections import BALL_ORDER, Detections
+from vision.detector import BallDetector, DetectorConfig, FrameError
+
+CAMERA = scenes.camera()
+CALIBRATION = scenes.calibration_for(CAMERA)
+
+
+def match(d: Detections, truth: dict[BallId, tuple[float, float]], gate: float = 20.0):
+    """Per true ball: the nearest detection's row and distance (row -1 when none within gate)."""
+    pts = np.array(list(truth.values()))
+    rows, errors = [], []
+    for p in pts:
+        if len(d) == 0:
+            rows.append(-1)
+            errors.append(np.inf)
+            continue
+        dist = np.hypot(*(d.positions - p).T)
+        j = int(np.argmin(dist))
+        rows.append(j if dist[j] < gate else -1)
+        errors.append(float(dist[j]))
+    return np.array(rows), np.array(errors)
+
+
+def named(d: Detections, row: int) -> BallId:
+    return BALL_ORDER[int(np.argmax(d.identity[row]))]
+
+
+@pytest.fixture(scope="module")
+def detector() -> BallDetector:
+    return BallDetector(CALIBRATION)
+
+
+@pytest.mark.parametrize("cloth", [ClothColour.GREEN, ClothColour.RED])
+def test_a_full_rack_frozen_together_is_found_placed_and_named(cloth: ClothColour) -> None:
+    balls = scenes.rack()
+    image = scenes.renderer(CAMERA, cloth).render(scenes.snapshot(balls))
+    d = BallDetector(CALIBRATION).detect(image, 7, 1.5)
+    assert (d.frame, d.time) == (7, 1.5)
+    rows, errors = match(d, balls)
+    assert (rows >= 0).all(), f"missed {[b for b, r in zip(balls, rows, strict=True) if r < 0]}"
+    assert len(d) == len(balls)
+    assert np.median(errors) < 1.5 and errors.max() < 8.0
+    right = sum(named(d, r) == b for b, r in zip(balls, rows, strict=True))
+    assert right >= 14
+
+
+def test_balls_on_cushions_in_jaws_and_frozen_pairs_are_found() -> None:
+    balls = scenes.hard_places()
+    rng = np.random.default_rng(3)
+    image = scenes.renderer(CAMERA, ClothColour.BLUE).render(scenes.snapshot(balls, rng))
+    d = BallDetector(CALIBRATION).detect(image)
+    rows, errors = match(d, balls)
+    assert (rows >= 0).all(), f"missed {[b for b, r in zip(balls, rows, strict=True) if r < 0]}"
+    assert len(d) == len(balls)
+    assert np.median(errors) < 1.5
+
+
+def test_positions_are_on_the_plane_of_ball_centres_not_the_cloth() -> None:
+    # Near a corner a cloth-plane mapping would be over a centimetre off.
+    corner = (scenes.TABLE.length / 2 - 60, scenes.TABLE.width / 2 - 60)
+    balls = {BallId.CUE: corner}
+    image = scenes.renderer(CAMERA).render(scenes.snapshot(balls))
+    d = BallDetector(CALIBRATION).detect(image)
+    assert len(d) == 1
+    assert np.hypot(*(d.positions[0] - corner)) < 2.0
+    assert d.sigma[0] < 3.0 and d.confidence[0] > 0.8
+
+
+def test_a_ball_under_an_arm_is_not_invented_and_the_arm_is_reported() -> None:
+    balls = {BallId.CUE: (-800.0, 0.0), BallId.NINE: (600.0, -300.0)}
+    arm = scenes.arm(0.0, 100.0, angle_deg=60.0)
+    image = scenes.renderer(CAMERA).render(scenes.snapshot(balls, occluders=(arm,)))
+    d = BallDetector(CALIBRATION).detect(image)
+    rows, _ = match(d, balls)
+    assert (rows >= 0).all()
+    assert len(d) == 2, "the arm must not be taken for balls"
+    assert d.occluded, "the arm must be reported as an occluder"
+    # The polygon covers the arm's tip, in table mm.
+    poly = np.array(d.occluded[0])
+    assert poly[:, 0].min() < 0 < poly[:, 0].max()
+
+
+def test_an_unchanged_frame_reuses_the_last_result_restamped(detector: BallDetector) -> None:
+    balls = scenes.random_layout(np.random.default_rng(5), 8)
+    image = scenes.renderer(CAMERA).render(scenes.snapshot(balls))
+    detector.reset()
+    first = detector.detect(image, 0, 0.0)
+    again = detector.detect(image.copy(), 1, 1 / 60)
+    assert again.frame == 1 and again.time == pytest.approx(1 / 60)
+    np.testing.assert_array_equal(first.positions, again.positions)
+    # One ball moves: only it changes.
+    moved = dict(balls)
+    moved[BallId.CUE] = (balls[BallId.CUE][0] + 40.0, balls[BallId.CUE][1])
+    later = detector.detect(scenes.renderer(CAMERA).render(scenes.snapshot(moved)), 2, 2 / 60)
+    rows, errors = match(later, moved)
+    assert (rows >= 0).all() and errors.max() < 4.0
+    assert len(later) == len(moved)
+
+
+def test_a_blank_frame_gives_no_balls() -> None:
+    d = BallDetector(CALIBRATION).detect(np.zeros((720, 1280, 3), np.uint8), 3, 0.1)
+    assert len(d) == 0 and d.frame == 3
+
+
+def test_a_frame_without_cloth_gives_no_balls() -> None:
+    noise = np.random.default_rng(1).integers(0, 256, (720, 1280, 3), dtype=np.uint8)
+    detector = BallDetector(CALIBRATION)
+    image = scenes.renderer(CAMERA).render(scenes.snapshot(scenes.rack()))
+    detector.detect(image)  # the cloth is learned from a good frame first
+    assert len(detector.detect(noise)) == 0
+
+
+@pytest.mark.parametrize(
+    "image, message",
+    [
+        (np.zeros((480, 640, 3), np.uint8), "640x480 pixels, but the calibration is for 1280x720"),
+        (np.zeros((720, 1280), np.uint8), "HxWx3"),
+        (np.zeros((720, 1280, 3), np.float32), "uint8"),
+    ],
+)
+def test_a_frame_that_does_not_fit_is_refused_naming_it(image, message) -> None:
+    with pytest.raises(FrameError, match=message) as info:
+        BallDetector(CALIBRATION).detect(image, 42)
+    assert "frame 42" in str(info.value)
+
+
+def test_config_is_a_frozen_value() -> None:
+    cfg = DetectorConfig()
+    with pytest.raises(AttributeError):
+        cfg.edge_threshold = 1.0  # type: ignore[misc]

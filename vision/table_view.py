@@ -1,0 +1,145 @@
+"""What the camera sees of the table, worked out once per calibration.
+
+The detector works on a half-resolution copy of each frame to find candidates and goes back to
+full resolution only around them. For the half-resolution grid this precomputes where each pixel
+lies on the plane of ball centres, whether a ball's pixels can be there at all (inside the cushion
+noses or in a pocket's opening), how big a ball looks there, and the empty cloth the colour model
+predicts there.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from calibration.camera import CameraModel
+from calibration.colour import ColourModel, shading_points
+from calibration.table import TableSpec
+from rules.balls import BALL_RADIUS_MM
+
+SCALE = 2
+"""Full-resolution pixels per working pixel along each axis."""
+
+_RADIUS_GRID_PX = 8
+
+
+class TableView:
+    """Per-calibration maps on the working (half-resolution) grid.
+
+    Args:
+        camera: The calibrated camera.
+        table: The table.
+        colours: The colour model (its cloth and shading predict the empty table).
+
+    Attributes:
+        size: (width, height) of the working grid.
+        table_xy: (h, w, 2) float32 table mm of each working pixel on the plane of ball centres.
+        roi: (h, w) uint8, 255 where a ball's pixels may be (playing surface and pocket mouths).
+        bed: (h, w) uint8, 255 on the playing surface only (where the cloth model holds).
+        radius: (h, w) float32 expected ball radius in full-resolution pixels.
+        cloth: (h, w, 3) float32 predicted empty-cloth BGR (None when the shading is unknown).
+    """
+
+    def __init__(self, camera: CameraModel, table: TableSpec, colours: ColourModel) -> None:
+        self.camera = camera
+        self.table = table
+        width, height = camera.image_size
+        self.size = (width // SCALE, height // SCALE)
+        w, h = self.size
+        gy, gx = np.mgrid[0:h, 0:w].astype(np.float32)
+        full = np.stack((gx * SCALE + (SCALE - 1) / 2, gy * SCALE + (SCALE - 1) / 2), axis=-1)
+        self.table_xy = _plane_points(camera, full.reshape(-1, 2), BALL_RADIUS_MM).reshape(h, w, 2)
+        self.roi = _roi(table, self.table_xy)
+        self.bed = _bed(table, self.table_xy)
+        self.radius = _radius_map(camera, self.table_xy)
+        self.cloth_lab = colours.cloth_lab
+        self.cloth = self.predict_cloth(colours)
+
+    def predict_cloth(self, colours: ColourModel) -> np.ndarray | None:
+        """The empty cloth at every working pixel, BGR float32, or None without a shading grid."""
+        grid = colours.shading_array()
+        if grid is None:
+            return None
+        lab = np.array(colours.cloth_lab, dtype=np.float32).reshape(1, 1, 3).round()
+        bgr = cv2.cvtColor(lab.astype(np.uint8), cv2.COLOR_LAB2BGR).reshape(3).astype(np.float32)
+        gain = _sample_grid(grid, self.table, self.table_xy)
+        return gain[..., None] * bgr[None, None, :]
+
+    def to_working(self, pixels: np.ndarray) -> np.ndarray:
+        """Working-grid coordinates of full-resolution pixels."""
+        return (np.asarray(pixels, dtype=np.float64) - (SCALE - 1) / 2) / SCALE
+
+    def to_full(self, working: np.ndarray) -> np.ndarray:
+        """Full-resolution pixels of working-grid coordinates."""
+        return np.asarray(working, dtype=np.float64) * SCALE + (SCALE - 1) / 2
+
+
+def _plane_points(camera: CameraModel, pixels: np.ndarray, z_mm: float) -> np.ndarray:
+    """Table (x, y) on the plane z of many pixels (OpenCV's undistortion: ample for masks)."""
+    ideal = cv2.undistortPoints(
+        pixels.reshape(-1, 1, 2).astype(np.float64), camera.camera_matrix, camera.dist_coeffs
+    ).reshape(-1, 2)
+    rays = np.column_stack((ideal, np.ones(len(ideal)))) @ camera.rotation
+    eye = camera.position_mm
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = (z_mm - eye[2]) / rays[:, 2]
+    scale = np.where(scale > 0, scale, np.nan)
+    xy = eye[:2] + scale[:, None] * rays[:, :2]
+    return np.nan_to_num(xy, nan=1e7).astype(np.float32)
+
+
+def _roi(table: TableSpec, xy: np.ndarray) -> np.ndarray:
+    """Where ball pixels can be: inside the cushion noses (seen on the plane of ball centres, a
+    ball against a cushion reaches the nose line) or in a pocket opening."""
+    margin = 4.0
+    x, y = xy[..., 0], xy[..., 1]
+    inside = (np.abs(x) <= table.length / 2 + margin) & (np.abs(y) <= table.width / 2 + margin)
+    for pocket in table.pockets:
+        cx, cy = pocket.mouth_centre
+        reach = pocket.mouth_width / 2 + BALL_RADIUS_MM
+        inside |= np.hypot(x - cx, y - cy) <= reach
+    return inside.astype(np.uint8) * 255
+
+
+def _bed(table: TableSpec, xy: np.ndarray) -> np.ndarray:
+    """The playing surface inside the cushion noses, a little inset (the noses' shadow)."""
+    inset = 3.0
+    x, y = xy[..., 0], xy[..., 1]
+    inside = (np.abs(x) <= table.length / 2 - inset) & (np.abs(y) <= table.width / 2 - inset)
+    return inside.astype(np.uint8) * 255
+
+
+def _radius_map(camera: CameraModel, xy: np.ndarray) -> np.ndarray:
+    """Expected ball radius (full-resolution pixels) at each working pixel."""
+    h, w = xy.shape[:2]
+    step = _RADIUS_GRID_PX
+    coarse = xy[::step, ::step]
+    ch, cw = coarse.shape[:2]
+    pts = coarse.reshape(-1, 2).astype(np.float64)
+    pts = np.clip(pts, -5000, 5000)
+    r = BALL_RADIUS_MM
+    z = np.full(len(pts), r)
+    probes = [pts + d for d in ((0, 0), (r, 0), (-r, 0), (0, r), (0, -r))]
+    px = [camera.project(np.column_stack((p, z))) for p in probes]
+    jx = (px[1] - px[2]) / 2
+    jy = (px[3] - px[4]) / 2
+    radius = np.sqrt(np.abs(jx[:, 0] * jy[:, 1] - jx[:, 1] * jy[:, 0])).reshape(ch, cw)
+    radius = np.nan_to_num(radius, nan=1.0).astype(np.float32)
+    return cv2.resize(radius, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+def _sample_grid(grid: np.ndarray, table: TableSpec, xy: np.ndarray) -> np.ndarray:
+    """Bilinear samples of a grid over the playing surface at table points (clamped)."""
+    rows, cols = grid.shape
+    nodes = shading_points(table, (rows, cols))
+    x0, y0 = nodes[0, 0]
+    x1, y1 = nodes[-1, -1]
+    col = (xy[..., 0] - x0) / (x1 - x0) * (cols - 1)
+    row = (xy[..., 1] - y0) / (y1 - y0) * (rows - 1)
+    return cv2.remap(
+        grid.astype(np.float32),
+        np.clip(col, 0, cols - 1).astype(np.float32),
+        np.clip(row, 0, rows - 1).astype(np.float32),
+        cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
