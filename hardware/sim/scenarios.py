@@ -468,15 +468,20 @@ def _bank(rng: random.Random, table: TableSpec) -> Play:
     # The object ball leaves the contact sliding without spin, as a struck ball does.
     obj_speed = aim.speed_to_travel(2.2 * math.dist(obj, mirrored), 600.0) * 1.3
     centre = aim.heading_deg(obj, mirrored)
-    step = 0.25
-    tries = [centre + step * k for k in range(-16, 17)]
 
     def drops(shot: Shot) -> bool:
         return shot.pocket_of(ball) is pocket and bool(shot.cushion_contacts(ball))
 
-    good = find_headings(table, [(ball, obj)], ball, obj_speed, tries, drops, follow=0.0)
-    if not good:
+    # Coarse then fine: one-degree steps find the window, quarter degrees centre it.
+    coarse = find_headings(
+        table, [(ball, obj)], ball, obj_speed, [centre + k for k in range(-5, 6)], drops
+    )
+    if not coarse:
         raise _Retry
+    step = 0.25
+    mid = coarse[len(coarse) // 2]
+    tries = [mid + step * k for k in range(-6, 7)]
+    good = find_headings(table, [(ball, obj)], ball, obj_speed, tries, drops)
     d = _rotate((1.0, 0.0), _middle_of_longest_run(good, step))
     g = (obj[0] - 2 * r * d[0], obj[1] - 2 * r * d[1])
     u = _rotate(d, rng.uniform(-5.0, 5.0))

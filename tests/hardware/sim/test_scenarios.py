@@ -23,7 +23,7 @@ from rules.table import RackShape
 
 TABLE = TableSpec.standard("9ft")
 R = TABLE.ball_diameter / 2
-SLOW = {"bank-shot"}
+SLOW: set[str] = set()
 
 
 @cache
