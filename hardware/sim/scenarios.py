@@ -468,15 +468,20 @@ def _bank(rng: random.Random, table: TableSpec) -> Play:
     # The object ball leaves the contact sliding without spin, as a struck ball does.
     obj_speed = aim.speed_to_travel(2.2 * math.dist(obj, mirrored), 600.0) * 1.3
     centre = aim.heading_deg(obj, mirrored)
-    step = 0.25
-    tries = [centre + step * k for k in range(-16, 17)]
 
     def drops(shot: Shot) -> bool:
         return shot.pocket_of(ball) is pocket and bool(shot.cushion_contacts(ball))
 
-    good = find_headings(table, [(ball, obj)], ball, obj_speed, tries, drops, follow=0.0)
-    if not good:
+    # Coarse then fine: one-degree steps find the window, quarter degrees centre it.
+    coarse = find_headings(
+        table, [(ball, obj)], ball, obj_speed, [centre + k for k in range(-5, 6)], drops
+    )
+    if not coarse:
         raise _Retry
+    step = 0.25
+    mid = coarse[len(coarse) // 2]
+    tries = [mid + step * k for k in range(-6, 7)]
+    good = find_headings(table, [(ball, obj)], ball, obj_speed, tries, drops)
     d = _rotate((1.0, 0.0), _middle_of_longest_run(good, step))
     g = (obj[0] - 2 * r * d[0], obj[1] - 2 * r * d[1])
     u = _rotate(d, rng.uniform(-5.0, 5.0))
@@ -1225,6 +1230,25 @@ def _frozen_cue(rng: random.Random, table: TableSpec) -> Play:
     return play
 
 
+def _lag_speed(table: TableSpec, start: Point, heading: float, wanted_mm: float) -> float:
+    """Cue ball speed that brings a lone lag ball back to ``wanted_mm`` from the head
+    cushion without touching it (bisection on the engine: up to the pace that reaches the
+    head cushion, more pace ends nearer it)."""
+    slow, fast = 800.0, 4000.0
+    for _ in range(18):
+        speed = (slow + fast) / 2
+        probe = Play(table, [(BallId.CUE, start)])
+        probe.strike(speed, heading, follow=0.3)
+        shot = probe.settle()
+        x = probe.position(BallId.CUE)[0] if probe.engine.on_cloth(0) else -table.length
+        back_to_head = any(e.cushion is CushionId.HEAD for e in shot.cushion_contacts(BallId.CUE))
+        if x + table.length / 2 > wanted_mm and not back_to_head:
+            slow = speed
+        else:
+            fast = speed
+    return (slow + fast) / 2
+
+
 def _lag_lane(play: Play, i: int, name: str, sign: float) -> LagLane:
     eng = play.engine
     table = play.table
@@ -1251,18 +1275,22 @@ def _lag_lane(play: Play, i: int, name: str, sign: float) -> LagLane:
     "the lag for the break: two cue balls shot to the foot cushion and back (3.6)",
 )
 def _lag(rng: random.Random, table: TableSpec) -> Play:
-    r = _radius(table)
     xs = [table.head_string_x - rng.uniform(20.0, 120.0) for _ in range(2)]
     left = (xs[0], rng.uniform(220.0, 320.0))
     right = (xs[1], -rng.uniform(220.0, 320.0))
     play = Play(table, [(BallId.CUE, left), (BallId.CUE, right)])
     eng = play.engine
-    travel = (table.length / 2 - left[0]) + table.length - 2 * r
-    for i in (0, 1):
-        speed = aim.speed_to_travel(travel * rng.uniform(0.75, 0.95), 0.0) * 1.25
+    shots = []
+    for start in (left, right):
+        heading = rng.uniform(-0.4, 0.4)
+        # Each player judges the pace to stop the ball near the head cushion.
+        wanted = rng.uniform(40.0, 450.0)
+        shots.append((heading, _lag_speed(table, start, heading, wanted)))
+    for i, (heading, speed) in enumerate(shots):
         play.show_cue(i, 0.0, play.time - 1.0, play.time + 0.2)
-        eng.strike(i, speed, rng.uniform(-0.6, 0.6), follow=0.3)
+        eng.strike(i, speed, heading, follow=0.3)
     eng.run()
+
     lanes = (_lag_lane(play, 0, "left", 1.0), _lag_lane(play, 1, "right", -1.0))
     ok = [
         lane

@@ -195,17 +195,22 @@ def play_eight_ball_rack(rng: random.Random, table: TableSpec, max_shots: int = 
         play.place(BallId.EIGHT, spot_ball(table, play.on_cloth()), hand_s=1.0)
     if foul or not [b for b in shot.pocketed if b.is_object_ball]:
         player = 1
+    kitchen_only = foul  # a scratch on the break: ball in hand behind the head string (4.6)
     while len(play.shots) < max_shots:
         balls = play.on_cloth()
         targets = _eight_ball_targets(balls, groups.get(player))
         play.wait(rng.uniform(1.0, 2.5))
         placement = None
         if BallId.CUE not in balls:
-            spot = ball_in_hand_spot(table, balls, targets[0])
+            if kitchen_only:
+                spot = _kitchen_spot_for(table, balls, rng)
+            else:
+                spot = ball_in_hand_spot(table, balls, targets[0])
             play.place(BallId.CUE, spot, hand_s=1.2)
             play.wait(rng.uniform(1.0, 2.0))
             placement = Placement(spot, table.in_kitchen(spot), spot[0] - table.head_string_x)
             balls = play.on_cloth()
+        kitchen_only = False
         plan = plan_shot(table, balls, targets)
         play.strike(plan.speed, plan.heading_deg, follow=rng.uniform(-0.25, 0.3), show_cue=True)
         shot = play.settle(placement=placement)
@@ -233,6 +238,16 @@ def play_eight_ball_rack(rng: random.Random, table: TableSpec, max_shots: int = 
         if foul or not mine:
             player = 1 - player
     return play
+
+
+def _kitchen_spot_for(table: TableSpec, balls: dict[BallId, Point], rng: random.Random) -> Point:
+    """A free spot behind the head string."""
+    r = table.ball_diameter / 2
+    for _ in range(100):
+        spot = kitchen_spot(table, rng)
+        if all(math.dist(spot, p) > 2 * r + 5 for p in balls.values()):
+            return spot
+    raise ValueError("no free spot in the kitchen")
 
 
 def _eight_ball_targets(balls: dict[BallId, Point], group: BallGroup | None) -> list[BallId]:

@@ -23,7 +23,7 @@ from rules.table import RackShape
 
 TABLE = TableSpec.standard("9ft")
 R = TABLE.ball_diameter / 2
-SLOW = {"bank-shot"}
+SLOW: set[str] = set()
 
 
 @cache
@@ -426,3 +426,22 @@ def test_rolling_orientation_matches_the_distance_rolled() -> None:
 def test_unknown_scenario_is_a_clear_error() -> None:
     with pytest.raises(SimulationError, match="no scenario named 'nope'"):
         run_scenario("nope")
+
+
+def test_blur_times_sample_the_exposure_around_the_frame_time() -> None:
+    from hardware.sim.result import blur_times
+
+    times = blur_times(2.0, 0.008, 4)
+    assert times == pytest.approx((1.997, 1.999, 2.001, 2.003))
+    assert blur_times(2.0, 0.008, 1) == (2.0,)
+
+
+def test_moving_ball_snapshots_differ_across_the_exposure() -> None:
+    from hardware.sim.result import blur_times
+
+    run = _run("break-9ball")
+    strike = run.truth.shots[0].strike_time
+    snaps = run.result.snapshots(blur_times(strike + 0.05, 0.008, 4))
+    i = run.truth.balls.index(BallId.CUE)
+    xs = [s.positions[i][0] for s in snaps]
+    assert xs == sorted(xs) and xs[-1] - xs[0] > 20.0  # about 9 m/s over 6 ms
