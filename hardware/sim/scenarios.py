@@ -33,7 +33,7 @@ from hardware.sim.racks import (
     straight_pool_order,
 )
 from hardware.sim.result import SimResult
-from hardware.sim.shooter import play_eight_ball_rack, play_nine_ball_rack
+from hardware.sim.shooter import play_eight_ball_rack, play_nine_ball_rack, play_straight_pool
 from hardware.sim.truth import LagLane, LagTruth, RackTruth, ScenarioTruth
 from rules.balls import OBJECT_BALLS, BallId
 from rules.events import EventKind, ShotEvent, involving, of_kind, select
@@ -1362,3 +1362,14 @@ def _rack_9(rng: random.Random, table: TableSpec) -> Play:
 )
 def _rack_8(rng: random.Random, table: TableSpec) -> Play:
     return play_eight_ball_rack(rng, table)
+
+
+@scenario(
+    "rack-14.1",
+    "game",
+    "14.1 continuous run by a simple shooter, with the 14-ball re-rack when one ball is left",
+    20,
+    lambda p: len(p.shots) >= 3,
+)
+def _rack_14(rng: random.Random, table: TableSpec) -> Play:
+    return play_straight_pool(rng, table)

@@ -16,7 +16,13 @@ from dataclasses import dataclass
 from calibration.table import TableSpec
 from hardware.sim import aim
 from hardware.sim.play import Play
-from hardware.sim.racks import eight_ball_order, kitchen_spot, nine_ball_order, racked
+from hardware.sim.racks import (
+    eight_ball_order,
+    kitchen_spot,
+    nine_ball_order,
+    racked,
+    straight_pool_order,
+)
 from rules.balls import BallGroup, BallId
 from rules.shot import Placement, Shot
 from rules.table import PocketId, Point, RackShape
@@ -256,3 +262,86 @@ def _eight_ball_targets(balls: dict[BallId, Point], group: BallGroup | None) -> 
         return [b for b in on if b is not BallId.EIGHT] or [BallId.EIGHT]
     mine = [b for b in on if b.group is group]
     return mine or [BallId.EIGHT]
+
+
+def play_straight_pool(rng: random.Random, table: TableSpec, max_shots: int = 40) -> Play:
+    """14.1 continuous: break, then run balls; when one object ball is left, the other 14 are
+    re-racked with the apex empty (rule 6.7.3) and play goes on.
+
+    Re-racks where the 15th ball or the cue ball lies in the rack's footprint (the cases of
+    rule 6.7.6) end the scenario instead of being played out.
+    """
+    rack = racked(table, RackShape.TRIANGLE, straight_pool_order(rng), rng)
+    cue = kitchen_spot(table, rng)
+    play = Play(table, [(BallId.CUE, cue), *rack])
+    apex = rack[0][1]
+    heading = aim.heading_deg(cue, (apex[0], apex[1] + rng.uniform(-6, 6)))
+    play.shoot(rng.uniform(8500.0, 10500.0), heading, show_cue=True)
+    footprint = table.rack_footprint(RackShape.TRIANGLE)
+    r = table.ball_diameter / 2
+    kitchen_only = BallId.CUE in play.shots[-1].pocketed
+    while len(play.shots) < max_shots:
+        balls = play.on_cloth()
+        objects = [b for b in balls if b.is_object_ball]
+        if len(objects) == 1 and BallId.CUE in balls:
+            if any(_inside(footprint, p, r) for p in balls.values()):
+                break
+            play.wait(rng.uniform(2.0, 4.0))
+            _rerack(play, table, rng, [b for b in rack_ids() if b not in objects])
+            balls = play.on_cloth()
+            objects = [b for b in balls if b.is_object_ball]
+        if not objects:
+            break
+        play.wait(rng.uniform(1.0, 2.5))
+        placement = None
+        if BallId.CUE not in balls:
+            spot = (
+                _kitchen_spot_for(table, balls, rng)
+                if kitchen_only
+                else ball_in_hand_spot(table, balls, objects[0])
+            )
+            play.place(BallId.CUE, spot, hand_s=1.2)
+            play.wait(rng.uniform(1.0, 2.0))
+            placement = Placement(spot, table.in_kitchen(spot), spot[0] - table.head_string_x)
+            balls = play.on_cloth()
+        plan = plan_shot(table, balls, objects)
+        play.strike(plan.speed, plan.heading_deg, follow=rng.uniform(-0.25, 0.3), show_cue=True)
+        shot = play.settle(placement=placement)
+        rail = bool(shot.pocketed or shot.balls_to_cushion_after_first_contact)
+        kitchen_only = BallId.CUE in shot.pocketed
+        if kitchen_only:
+            play.expect("foul", "6.10", "scratch: -1, ball in hand behind the head string (6.11)")
+        elif shot.first_contact is None or not rail:
+            play.expect("foul", "6.10", "no contact or no cushion: -1")
+    return play
+
+
+def rack_ids() -> list[BallId]:
+    """The fifteen object balls."""
+    return [BallId.numbered(n) for n in range(1, 16)]
+
+
+def _inside(polygon: tuple[Point, ...], p: Point, radius: float) -> bool:
+    from hardware.sim.truth import point_in_polygon
+
+    edges = zip(polygon, (*polygon[1:], polygon[0]), strict=True)
+    near_edge = any(aim.segment_distance(p, a, b) < radius + 1.0 for a, b in edges)
+    return point_in_polygon(p, polygon) or near_edge
+
+
+def _rerack(play: Play, table: TableSpec, rng: random.Random, balls: list[BallId]) -> None:
+    from hardware.sim.truth import RackTruth
+    from rules.shot import Layout
+
+    rng.shuffle(balls)
+    slots = racked(table, RackShape.TRIANGLE, [BallId.CUE, *balls], rng)[1:]
+    fx, fy = table.foot_spot
+    start = play.time
+    for ball, p in slots:
+        play.engine.place(play.index(ball), p)
+        play.wait(0.08)
+    play.show_hand((fx + 120.0, fy + 60.0), start - 0.5, play.time + 0.3)
+    play.show_hand((fx + 120.0, fy - 60.0), start - 0.5, play.time + 0.3)
+    layout = Layout.of(dict(slots))
+    play.racks.append(RackTruth(play.time, RackShape.TRIANGLE, layout, apex_empty=True))
+    play.expect("legal", "6.7.3", "14 balls re-racked, apex empty", shot=len(play.shots) - 1)

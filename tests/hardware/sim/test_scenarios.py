@@ -330,6 +330,21 @@ def _rack_8() -> None:
             assert any(e.call == "foul" and e.shot == shot.index - 1 for e in truth.expectations)
 
 
+def _rack_14() -> None:
+    run = _run("rack-14.1")
+    truth = run.truth
+    assert len(truth.shots) >= 3
+    for rack in truth.racks:
+        assert rack.apex_empty and len(rack.layout) == 14
+        # At the re-rack, exactly one object ball besides the fourteen is on the table.
+        layout = run.result.layout(rack.time)
+        others = [b for b in layout.balls if b.is_object_ball and b not in rack.layout]
+        assert len(others) == 1
+        positions = [p for _, p in layout.positions]
+        for k, p in enumerate(positions):
+            assert all(math.dist(p, q) >= 2 * R - 0.05 for q in positions[k + 1 :])
+
+
 CHECKS: dict[str, Callable[[], None]] = {
     "break-8ball": test_8ball_break_rack_is_wpa_rule_4_3,
     "break-9ball": test_9ball_break_rack_is_wpa_rule_5_2,
@@ -365,6 +380,7 @@ CHECKS: dict[str, Callable[[], None]] = {
     "rerack-14.1": _rerack,
     "rack-9ball": _rack_9,
     "rack-8ball": _rack_8,
+    "rack-14.1": _rack_14,
 }
 
 
