@@ -12,7 +12,7 @@ from calibration.table import STANDARD_TABLES, TableSpec
 from hardware.cameras import check as camera_check
 from hardware.sensors import ports as sensor_ports
 from hardware.sensors import watch as sensor_watch
-from railbird import __version__, calibrate_cmd, simulate
+from railbird import __version__, calibrate_cmd, replay, simulate
 from railbird.config import RailbirdConfig, load_config
 from railbird.referee_cmd import add_referee_command
 from rules.codec import to_jsonable
@@ -58,6 +58,12 @@ def _parser() -> argparse.ArgumentParser:
     camera.set_defaults(run=camera_check.run_camera_check)
 
     add_referee_command(commands)
+
+    replay_ = commands.add_parser(
+        "replay", help="run a recording or a video through the pipeline: events and rulings"
+    )
+    replay.add_arguments(replay_)
+    replay_.set_defaults(run=lambda args: replay.run(args, sys.stdout))
 
     sim = commands.add_parser("sim", help="record a virtual-table scenario with its truth")
     simulate.add_arguments(sim)
