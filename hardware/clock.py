@@ -20,13 +20,13 @@ class Clock(Protocol):
 
 
 class MonotonicClock:
-    """The real session clock: `time.monotonic` from the moment it was made."""
+    """The real session clock: `time.monotonic`, reading ``start`` at the moment it was made."""
 
-    def __init__(self) -> None:
-        self._origin = time.monotonic()
+    def __init__(self, start: float = 0.0) -> None:
+        self._origin = time.monotonic() - start
 
     def now(self) -> float:
-        """Seconds since this clock was made."""
+        """Seconds since this clock was made, plus ``start``."""
         return time.monotonic() - self._origin
 
     def sleep(self, seconds: float) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -61,3 +62,41 @@ class FrameSource(Protocol):
     def close(self) -> None:
         """Release the device or file; idempotent."""
         ...
+
+
+class LatestFrame:
+    """A one-frame slot between a producer and a slower consumer: put replaces (the replaced
+    frame is counted as dropped), take waits with a timeout. Nothing queues without bound."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._frame: Frame | None = None
+        self._closed = False
+        self.replaced = 0
+
+    def put(self, frame: Frame) -> None:
+        """Offer the newest frame, replacing one not yet taken."""
+        with self._cond:
+            if self._frame is not None:
+                self.replaced += 1
+            self._frame = frame
+            self._cond.notify_all()
+
+    def take(self, timeout_s: float) -> Frame | None:
+        """The newest frame, waiting at most ``timeout_s``; None if none came or closed."""
+        with self._cond:
+            self._cond.wait_for(lambda: self._frame is not None or self._closed, timeout_s)
+            frame, self._frame = self._frame, None
+            return frame
+
+    @property
+    def closed(self) -> bool:
+        """True once the producer has finished."""
+        with self._cond:
+            return self._closed and self._frame is None
+
+    def close(self) -> None:
+        """No more frames will come."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()

@@ -24,7 +24,7 @@ import numpy as np
 from hardware.cameras.config import CameraConfig
 from hardware.cameras.timing import FrameTiming
 from hardware.clock import Clock
-from hardware.frames import Frame
+from hardware.frames import Frame, LatestFrame
 
 log = logging.getLogger(__name__)
 
@@ -392,7 +392,7 @@ class CameraSource:
         self.config = config
         self._clock = clock
         self._link = CameraLink(config, clock, capture_factory=capture_factory, on_status=on_status)
-        self._slot = _LatestFrame()
+        self._slot = LatestFrame()
         self._stop = threading.Event()
         self._thread = threading.Thread(
             target=self._grab, name=f"camera-{config.source}", daemon=True
@@ -459,34 +459,6 @@ class CameraSource:
         end = self._clock.now() + seconds
         while not self._stop.is_set() and self._clock.now() < end:
             self._clock.sleep(min(0.05, end - self._clock.now()))
-
-
-class _LatestFrame:
-    """A one-frame slot: put replaces, take waits with a timeout."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._frame: Frame | None = None
-        self._closed = False
-        self.replaced = 0
-
-    def put(self, frame: Frame) -> None:
-        with self._cond:
-            if self._frame is not None:
-                self.replaced += 1
-            self._frame = frame
-            self._cond.notify_all()
-
-    def take(self, timeout_s: float) -> Frame | None:
-        with self._cond:
-            self._cond.wait_for(lambda: self._frame is not None or self._closed, timeout_s)
-            frame, self._frame = self._frame, None
-            return frame
-
-    def close(self) -> None:
-        with self._cond:
-            self._closed = True
-            self._cond.notify_all()
 
 
 def _read(capture: Capture) -> tuple[bool, Any, str | None]:

@@ -57,6 +57,8 @@ class VirtualCamera:
         self._end = end
         self._clock = clock
         self._closed = False
+        self.frames_skipped = 0
+        """Frames not rendered because the clock had passed their time (clocked cameras)."""
 
     @property
     def size(self) -> tuple[int, int]:
@@ -84,6 +86,7 @@ class VirtualCamera:
 
     def __iter__(self) -> Iterator[Frame]:
         """Frames in order, until the span ends or the camera is closed."""
+        interval = 1.0 / self.fps
         for index, time in enumerate(self.frame_times()):
             if self._closed:
                 return
@@ -92,6 +95,10 @@ class VirtualCamera:
                 wait = t - self._clock.now()
                 if wait > 0:
                     self._clock.sleep(wait)
+                elif -wait >= interval - 1e-9:
+                    # A live camera does not wait for a slow reader: the frame's moment passed.
+                    self.frames_skipped += 1
+                    continue
             snapshots = [self._snapshot_at(s) for s in self.exposure_times(t)]
             image = self._renderer.render(snapshots, frame_index=index)
             yield Frame(index, t, image)

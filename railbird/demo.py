@@ -1,0 +1,101 @@
+"""`railbird demo`: the live loop on the virtual table, in real time.
+
+A scenario (a whole 9-ball rack by default) is played by the physics engine, filmed by the
+virtual overhead camera as frames arrive on the session clock, and its pocket drops sent by the
+simulated sensor board through a pseudo-terminal to the real sensor reader. The live loop
+calibrates on the first frame, then calls events and rulings as they happen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import tempfile
+import threading
+from pathlib import Path
+from typing import TextIO
+
+from calibration.calibrate import calibrate_image
+from calibration.camera import CameraModel
+from calibration.table import TableSpec
+from hardware.clock import MonotonicClock
+from hardware.sensors.reader import SensorReader
+from hardware.sim.camera_source import VirtualCamera
+from hardware.sim.render import RenderConfig, TableRenderer
+from hardware.sim.scenarios import run_scenario
+from hardware.sim.sensors import PtyPort, SimulatedBoard, drops_from_events, play_in_background
+from railbird.live import LiveLoop, LiveUpdate
+from railbird.recording import RecordingWriter
+from rules.referee import Referee
+
+log = logging.getLogger(__name__)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``demo`` subcommand's options."""
+    parser.add_argument("--scenario", default="rack-9ball", help="virtual-table scenario")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--game", default="9-ball", help="the game the referee applies")
+    parser.add_argument("--fps", type=float, default=30.0, help="virtual camera frame rate")
+    parser.add_argument("--record", type=Path, help="record the session into this folder")
+
+
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    """Play the scenario live; print each event and ruling, then the run's figures."""
+    table = TableSpec.standard("9ft")
+    scenario = run_scenario(args.scenario, args.seed, table)
+    render = RenderConfig(fps=args.fps, seed=args.seed)
+    camera = CameraModel.overhead(table, image_size=render.resolution)
+    renderer = TableRenderer(table, camera, render)
+    start, end = scenario.truth.start_time, scenario.truth.end_time + 1.0
+    first = renderer.render(scenario.result.snapshot(start), 0)
+    calibration = calibrate_image(first, table, lens=camera, made_from="virtual camera, frame 0")
+    print(f"calibrated on the first frame: {calibration.reprojection_px:.2f} px", file=out)
+    referee = Referee.new(args.game, ("Player 1", "Player 2"), table)
+    clock = MonotonicClock(start)  # the session clock reads the scenario's time
+    recorder = (
+        RecordingWriter.create(args.record, render.resolution, render.fps) if args.record else None
+    )
+    loop = LiveLoop(calibration, referee, clock, lambda u: _show(u, out), recorder)
+    board = SimulatedBoard(
+        drops_from_events(scenario.truth.events), end=end, start=start - 1.0, seed=args.seed
+    )
+    steps, _ = board.script()
+    with tempfile.TemporaryDirectory() as tmp:
+        port = PtyPort(Path(tmp) / "pocket-sensors")
+        player, stop_player = play_in_background(steps, port, clock)
+        on_bytes = (lambda data, t: recorder.write_serial(t, port.path, data)) if recorder else None
+        reader = SensorReader(port.path, clock=clock, on_signal=loop.signal, on_bytes=on_bytes)
+        camera_source = VirtualCamera(
+            scenario.result.snapshot, renderer, start=start, end=end, clock=clock
+        )
+        with reader:
+            stats = loop.run(camera_source, threading.Event())
+        stop_player.set()
+        player.join(timeout=2.0)
+        port.close()
+    if recorder is not None:
+        recorder.close()
+    print(json.dumps(stats.summary(), indent=1), file=out)
+    return 0
+
+
+def _show(update: LiveUpdate, out: TextIO) -> None:
+    delay_ms = (update.emitted - update.time) * 1000
+    if update.event is not None:
+        e = update.event
+        where = e.pocket or e.cushion or ""
+        print(
+            f"{update.time:8.3f}  {e.kind:<14} {' '.join(e.balls):<10} {where:<12} "
+            f"(+{delay_ms:.0f} ms)",
+            file=out,
+        )
+    elif update.ruling is not None:
+        r = update.ruling
+        call = f"FOUL {r.foul.rule} {r.foul.reason}" if r.foul else "legal"
+        print(
+            f"{update.time:8.3f}  RULING shot {r.shot_index}: {call}; next: player "
+            f"{r.next_player + 1}, ball in hand {r.ball_in_hand} (+{delay_ms:.0f} ms)",
+            file=out,
+        )

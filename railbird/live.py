@@ -1,0 +1,207 @@
+"""The live loop: frames and pocket signals in, events and rulings out, as they happen.
+
+One thread grabs frames from the source into a one-frame slot (recording each as it arrives);
+the loop takes the newest, so a frame that cannot be processed in time is dropped and counted,
+never queued. Each frame goes through the detector, the tracker (with the pocket signals that
+arrived meanwhile), the shot segmenter and assembler; events are emitted at once (a scratch as
+the cue ball drops) and a shot's ruling as soon as all balls are at rest. Replay
+(`railbird.replay`) runs the same stages over a recording.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import statistics
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from calibration.file import Calibration
+from hardware.clock import Clock
+from hardware.frames import Frame, FrameSource, LatestFrame
+from railbird.recording import RecordingWriter
+from rules.errors import RailbirdError
+from rules.events import ShotEvent
+from rules.referee import Referee
+from rules.ruling import Ruling
+from rules.shot import Shot
+from rules.signals import PocketSignal
+from tracking.assembler import ShotAssembler
+from tracking.segmenter import Segmenter
+from tracking.tracker import Tracker
+from vision.detector import BallDetector
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class LiveUpdate:
+    """Something the loop found, for the displays.
+
+    Attributes:
+        time: Session time of the frame it was found in.
+        emitted: Session time it was emitted.
+        event: A shot event, or None.
+        shot: The finished shot a ruling is about, or None.
+        ruling: The referee's ruling on ``shot``, or None.
+    """
+
+    time: float
+    emitted: float
+    event: ShotEvent | None = None
+    shot: Shot | None = None
+    ruling: Ruling | None = None
+
+
+@dataclass
+class LiveStats:
+    """Counts and delays of a live run."""
+
+    frames_grabbed: int = 0
+    frames_processed: int = 0
+    frames_dropped: int = 0
+    events: int = 0
+    shots: int = 0
+    rulings: int = 0
+    event_delays_s: list[float] = field(default_factory=list)
+    ruling_delays_s: list[float] = field(default_factory=list)
+
+    def summary(self) -> dict[str, float | int | None]:
+        """Counts plus the median and 99th-percentile delays."""
+        return {
+            "frames_grabbed": self.frames_grabbed,
+            "frames_processed": self.frames_processed,
+            "frames_dropped": self.frames_dropped,
+            "events": self.events,
+            "shots": self.shots,
+            "rulings": self.rulings,
+            "event_delay_median_s": _median(self.event_delays_s),
+            "event_delay_p99_s": _p99(self.event_delays_s),
+            "ruling_delay_median_s": _median(self.ruling_delays_s),
+        }
+
+
+class LiveLoop:
+    """The monitor's pipeline over live inputs.
+
+    Args:
+        calibration: The camera over the table.
+        referee: The game being refereed.
+        clock: The session clock (emission times, delays).
+        on_update: Called with every event and ruling (keep it short: displays, hub).
+        recorder: Where raw inputs are recorded, if anywhere.
+    """
+
+    def __init__(
+        self,
+        calibration: Calibration,
+        referee: Referee,
+        clock: Clock,
+        on_update: Callable[[LiveUpdate], None] = lambda update: None,
+        recorder: RecordingWriter | None = None,
+    ) -> None:
+        table = calibration.table
+        self.referee = referee
+        self.stats = LiveStats()
+        self._clock = clock
+        self._on_update = on_update
+        self._recorder = recorder
+        self._detector = BallDetector(calibration)
+        self._tracker = Tracker(table)
+        self._segmenter = Segmenter(table)
+        self._assembler = ShotAssembler(table)
+        self._signals: queue.Queue[PocketSignal] = queue.Queue()
+        self._pending: list[PocketSignal] = []
+
+    def signal(self, signal: PocketSignal) -> None:
+        """A pocket signal from the sensor reader (any thread)."""
+        self._signals.put(signal)
+
+    def run(self, source: FrameSource, stop: threading.Event | None = None) -> LiveStats:
+        """Process the newest frames of ``source`` until it ends or ``stop`` is set."""
+        stop = stop or threading.Event()
+        slot = LatestFrame()
+        grabber = threading.Thread(
+            target=self._grab, args=(source, slot, stop), name="frame grabber", daemon=True
+        )
+        grabber.start()
+        try:
+            while not stop.is_set() and not slot.closed:
+                frame = slot.take(timeout_s=0.5)
+                if frame is not None:
+                    self.process(frame)
+            self.finish()
+        finally:
+            stop.set()
+            grabber.join(timeout=2.0)
+            self.stats.frames_dropped = slot.replaced
+        return self.stats
+
+    def process(self, frame: Frame) -> None:
+        """One frame through every stage."""
+        detections = self._detector.detect(frame)
+        track = self._tracker.update(detections, self._drain_signals(frame.time))
+        events = self._segmenter.update(track)
+        self.stats.frames_processed += 1
+        now = self._clock.now()
+        for event in events:
+            self.stats.events += 1
+            self.stats.event_delays_s.append(now - frame.time)
+            self._on_update(LiveUpdate(frame.time, now, event=event))
+        for shot in self._assembler.update(track, events):
+            self._judge(shot, frame.time)
+
+    def finish(self) -> None:
+        """The source ended: judge the shot still open, if any."""
+        for shot in self._assembler.finish():
+            self._judge(shot, self._clock.now())
+
+    def _judge(self, shot: Shot, frame_time: float) -> None:
+        self.stats.shots += 1
+        try:
+            timeline = self.referee.record(shot, shot.strike_time)
+        except RailbirdError as exc:
+            log.warning("shot %d could not be judged: %s", shot.index, exc)
+            return
+        now = self._clock.now()
+        self.stats.rulings += 1
+        if shot.end_time is not None:
+            self.stats.ruling_delays_s.append(now - max(shot.end_time, frame_time))
+        self._on_update(LiveUpdate(frame_time, now, shot=shot, ruling=timeline.rulings[-1]))
+
+    def _drain_signals(self, up_to: float) -> tuple[PocketSignal, ...]:
+        """Signals stamped at or before ``up_to``; later ones wait for their frame."""
+        while True:
+            try:
+                self._pending.append(self._signals.get_nowait())
+            except queue.Empty:
+                break
+        due = tuple(s for s in self._pending if s.time <= up_to)
+        self._pending = [s for s in self._pending if s.time > up_to]
+        return due
+
+    def _grab(self, source: Iterable[Frame], slot: LatestFrame, stop: threading.Event) -> None:
+        try:
+            for frame in source:
+                if stop.is_set():
+                    break
+                if self._recorder is not None:
+                    self._recorder.write_frame(frame)
+                self.stats.frames_grabbed += 1
+                slot.put(frame)
+        except RailbirdError as exc:
+            log.error("frame source failed: %s", exc)
+        finally:
+            slot.close()
+
+
+def _median(values: list[float]) -> float | None:
+    return statistics.median(values) if values else None
+
+
+def _p99(values: list[float]) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]

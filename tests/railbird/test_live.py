@@ -1,0 +1,99 @@
+"""The live loop over the virtual table: events as they happen, a ruling per shot."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from calibration.calibrate import calibrate_corners, calibrate_image
+from calibration.camera import CameraModel
+from calibration.file import Calibration
+from calibration.solve import HeadSide, nose_corners_mm
+from calibration.table import TableSpec
+from hardware.clock import FakeClock
+from hardware.frames import Frame
+from hardware.sim.camera_source import VirtualCamera
+from hardware.sim.render import RenderConfig, TableRenderer
+from hardware.sim.scenarios import run_scenario
+from railbird.live import LiveLoop, LiveUpdate
+from rules.events import EventKind
+from rules.referee import Referee
+from rules.signals import PocketSignal
+
+T9 = TableSpec.standard("9ft")
+SIZE = (960, 540)
+
+
+def _calibration() -> Calibration:
+    camera = CameraModel.overhead(T9, image_size=SIZE)
+    corners = camera.project(nose_corners_mm(T9, HeadSide.LEFT))
+    return calibrate_corners(corners, SIZE, T9, lens=camera)
+
+
+def _blank(index: int) -> Frame:
+    return Frame(index, index / 60, np.zeros((SIZE[1], SIZE[0], 3), np.uint8))
+
+
+@pytest.mark.slow
+def test_a_shot_is_called_live_with_the_pocket_signal_fused() -> None:
+    scenario = run_scenario("cut-shot", seed=2)
+    render = RenderConfig(resolution=SIZE, fps=30.0)
+    camera = CameraModel.overhead(T9, image_size=render.resolution)
+    renderer = TableRenderer(T9, camera, render)
+    start, end = scenario.truth.start_time, scenario.truth.end_time + 0.5
+    calibration = calibrate_image(
+        renderer.render(scenario.result.snapshot(start), 0), T9, lens=camera
+    )
+    updates: list[LiveUpdate] = []
+    loop = LiveLoop(calibration, Referee.new("9-ball", ("A", "B"), T9), FakeClock(), updates.append)
+    for event in scenario.truth.events:
+        if event.kind is EventKind.POCKETED and event.pocket is not None:
+            loop.signal(PocketSignal(event.pocket, event.time + 0.003, 0.001, 1))
+    for frame in VirtualCamera(scenario.result.snapshot, renderer, start=start, end=end):
+        loop.process(frame)
+    loop.finish()
+    stats = loop.stats
+    pocketed = [u.event for u in updates if u.event and u.event.kind is EventKind.POCKETED]
+    assert [e.balls for e in pocketed] == [
+        e.balls for e in scenario.truth.events if e.kind is EventKind.POCKETED
+    ]
+    rulings = [u.ruling for u in updates if u.ruling is not None]
+    assert len(rulings) == stats.rulings == 1
+
+
+def test_a_reader_that_falls_behind_drops_frames_and_counts_them() -> None:
+    camera = CameraModel.overhead(T9, image_size=(960, 540))
+    from calibration.calibrate import calibrate_corners
+    from calibration.solve import HeadSide, nose_corners_mm
+
+    calibration = calibrate_corners(
+        camera.project(nose_corners_mm(T9, HeadSide.LEFT)), (960, 540), T9, lens=camera
+    )
+    frames = [
+        Frame(i, i / 60, __import__("numpy").zeros((540, 960, 3), "uint8")) for i in range(200)
+    ]
+    loop = LiveLoop(calibration, Referee.new("9-ball", ("A", "B"), T9), FakeClock())
+    stats = loop.run(frames, threading.Event())
+    assert stats.frames_grabbed == 200
+    assert stats.frames_processed + stats.frames_dropped == 200
+    assert stats.frames_dropped > 0  # 200 frames arrive at once: the newest wins
+
+
+def test_a_failing_source_ends_the_run_without_losing_what_was_seen() -> None:
+    class Broken:
+        def __iter__(self):
+            yield Frame(0, 0.0, __import__("numpy").zeros((540, 960, 3), "uint8"))
+            raise __import__("rules.errors", fromlist=["CameraError"]).CameraError("unplugged")
+
+    camera = CameraModel.overhead(T9, image_size=(960, 540))
+    from calibration.calibrate import calibrate_corners
+    from calibration.solve import HeadSide, nose_corners_mm
+
+    calibration = calibrate_corners(
+        camera.project(nose_corners_mm(T9, HeadSide.LEFT)), (960, 540), T9, lens=camera
+    )
+    loop = LiveLoop(calibration, Referee.new("9-ball", ("A", "B"), T9), FakeClock())
+    stats = loop.run(broken(), threading.Event())
+    assert stats.frames_grabbed == 1 and stats.rulings == 0
