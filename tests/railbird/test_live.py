@@ -82,18 +82,10 @@ def test_a_reader_that_falls_behind_drops_frames_and_counts_them() -> None:
 
 
 def test_a_failing_source_ends_the_run_without_losing_what_was_seen() -> None:
-    class Broken:
-        def __iter__(self):
-            yield Frame(0, 0.0, __import__("numpy").zeros((540, 960, 3), "uint8"))
-            raise __import__("rules.errors", fromlist=["CameraError"]).CameraError("unplugged")
+    def broken():
+        yield _blank(0)
+        raise CameraError("camera 0: unplugged")
 
-    camera = CameraModel.overhead(T9, image_size=(960, 540))
-    from calibration.calibrate import calibrate_corners
-    from calibration.solve import HeadSide, nose_corners_mm
-
-    calibration = calibrate_corners(
-        camera.project(nose_corners_mm(T9, HeadSide.LEFT)), (960, 540), T9, lens=camera
-    )
-    loop = LiveLoop(calibration, Referee.new("9-ball", ("A", "B"), T9), FakeClock())
+    loop = LiveLoop(_calibration(), Referee.new("9-ball", ("A", "B"), T9), FakeClock())
     stats = loop.run(broken(), threading.Event())
     assert stats.frames_grabbed == 1 and stats.rulings == 0
