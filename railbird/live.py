@@ -113,6 +113,7 @@ class LiveLoop:
         self._assembler = ShotAssembler(table)
         self._signals: queue.Queue[PocketSignal] = queue.Queue()
         self._pending: list[PocketSignal] = []
+        self._grab_error: Exception | None = None
 
     def signal(self, signal: PocketSignal) -> None:
         """A pocket signal from the sensor reader (any thread)."""
@@ -136,6 +137,8 @@ class LiveLoop:
             stop.set()
             grabber.join(timeout=2.0)
             self.stats.frames_dropped = slot.replaced
+        if self._grab_error is not None:
+            raise self._grab_error
         return self.stats
 
     def process(self, frame: Frame) -> None:
@@ -190,8 +193,10 @@ class LiveLoop:
                     self._recorder.write_frame(frame)
                 self.stats.frames_grabbed += 1
                 slot.put(frame)
-        except RailbirdError as exc:
+        except RailbirdError as exc:  # a device gave out: the run ends with what was seen
             log.error("frame source failed: %s", exc)
+        except Exception as exc:  # a bug: hand it to the loop's thread to raise
+            self._grab_error = exc
         finally:
             slot.close()
 

@@ -18,6 +18,7 @@ from hardware.sim.camera_source import VirtualCamera
 from hardware.sim.render import RenderConfig, TableRenderer
 from hardware.sim.scenarios import run_scenario
 from railbird.live import LiveLoop, LiveUpdate
+from rules.errors import CameraError
 from rules.events import EventKind
 from rules.referee import Referee
 from rules.signals import PocketSignal
@@ -89,3 +90,13 @@ def test_a_failing_source_ends_the_run_without_losing_what_was_seen() -> None:
     loop = LiveLoop(_calibration(), Referee.new("9-ball", ("A", "B"), T9), FakeClock())
     stats = loop.run(broken(), threading.Event())
     assert stats.frames_grabbed == 1 and stats.rulings == 0
+
+
+def test_a_bug_in_the_grabber_is_raised_not_swallowed() -> None:
+    def buggy():
+        yield _blank(0)
+        raise ZeroDivisionError("a bug")
+
+    loop = LiveLoop(_calibration(), Referee.new("9-ball", ("A", "B"), T9), FakeClock())
+    with pytest.raises(ZeroDivisionError):
+        loop.run(buggy(), threading.Event())
