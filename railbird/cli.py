@@ -12,7 +12,7 @@ from calibration.table import STANDARD_TABLES, TableSpec
 from hardware.cameras import check as camera_check
 from hardware.sensors import ports as sensor_ports
 from hardware.sensors import watch as sensor_watch
-from railbird import __version__, calibrate_cmd, demo, replay, simulate
+from railbird import __version__, calibrate_cmd, demo, lens_cmd, replay, simulate
 from railbird.config import RailbirdConfig, load_config
 from railbird.referee_cmd import add_referee_command
 from rules.codec import to_jsonable
@@ -50,6 +50,10 @@ def _parser() -> argparse.ArgumentParser:
     calibrate = commands.add_parser("calibrate", help="find the table and solve the camera")
     calibrate_cmd.add_arguments(calibrate)
     calibrate.set_defaults(run=lambda args: calibrate_cmd.run(args, sys.stdout))
+
+    lens = commands.add_parser("lens", help="fit the lens from chessboard pictures")
+    lens_cmd.add_arguments(lens)
+    lens.set_defaults(run=lambda args: lens_cmd.run(args, sys.stdout))
 
     camera = commands.add_parser(
         "camera", help="watch a camera for a few seconds: size, rate, drops, status"
