@@ -12,7 +12,7 @@ from calibration.table import STANDARD_TABLES, TableSpec
 from hardware.cameras import check as camera_check
 from hardware.sensors import ports as sensor_ports
 from hardware.sensors import watch as sensor_watch
-from railbird import __version__, calibrate_cmd, demo, lens_cmd, replay, simulate
+from railbird import __version__, calibrate_cmd, demo, lens_cmd, replay, simulate, watch
 from railbird.config import RailbirdConfig, load_config
 from railbird.referee_cmd import add_referee_command
 from rules.codec import to_jsonable
@@ -68,6 +68,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     replay.add_arguments(replay_)
     replay_.set_defaults(run=lambda args: replay.run(args, sys.stdout))
+
+    watch_ = commands.add_parser("watch", help="referee a real table live (camera + sensors)")
+    watch.add_arguments(watch_)
+    watch_.set_defaults(run=lambda args: watch.run(args, sys.stdout))
 
     demo_ = commands.add_parser("demo", help="the live loop on the virtual table, in real time")
     demo.add_arguments(demo_)

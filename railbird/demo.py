@@ -57,7 +57,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     recorder = (
         RecordingWriter.create(args.record, render.resolution, render.fps) if args.record else None
     )
-    loop = LiveLoop(calibration, referee, clock, lambda u: _show(u, out), recorder)
+    loop = LiveLoop(calibration, referee, clock, lambda u: show_update(u, out), recorder)
     board = SimulatedBoard(
         drops_from_events(scenario.truth.events), end=end, start=start - 1.0, seed=args.seed
     )
@@ -81,7 +81,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def _show(update: LiveUpdate, out: TextIO) -> None:
+def show_update(update: LiveUpdate, out: TextIO) -> None:
+    """One line per event or ruling, with the delay since its frame."""
     delay_ms = (update.emitted - update.time) * 1000
     if update.event is not None:
         e = update.event

@@ -1,0 +1,63 @@
+"""`railbird watch`: the live loop from a config's camera, recorded, stopped on time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import pytest
+
+from calibration.calibrate import calibrate_corners
+from calibration.camera import CameraModel
+from calibration.file import save
+from calibration.solve import HeadSide, nose_corners_mm
+from calibration.table import TableSpec
+from hardware.sim.render import RenderConfig, TableRenderer
+from railbird.cli import main
+from railbird.recording import RecordingReader
+from rules.balls import BallId
+from tests.hardware.sim.snapshots import snapshot
+
+T9 = TableSpec.standard("9ft")
+SIZE = (640, 360)
+
+
+@pytest.mark.slow
+def test_watch_a_camera_from_the_config_and_record(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    camera = CameraModel.overhead(T9, image_size=SIZE)
+    renderer = TableRenderer(T9, camera, RenderConfig(resolution=SIZE, fps=30.0))
+    video = tmp_path / "table.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 30.0, SIZE)
+    for i in range(60):
+        writer.write(renderer.render(snapshot({BallId.CUE: (-600 + 5 * i, 0.0)}), i))
+    writer.release()
+    calibration = tmp_path / "calib.json"
+    corners = camera.project(nose_corners_mm(T9, HeadSide.LEFT))
+    save(calibrate_corners(corners, SIZE, T9, lens=camera), calibration)
+    config = tmp_path / "match.toml"
+    config.write_text(f'[camera]\nsource = "{video}"\nfps = 30.0\n')
+    argv = [
+        "watch",
+        "--config",
+        str(config),
+        "--calibration",
+        str(calibration),
+        "--record",
+        str(tmp_path / "rec"),
+        "--seconds",
+        "3",
+    ]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "vision only" in printed and "frames_processed" in printed
+    assert len(RecordingReader(tmp_path / "rec").frame_times()) > 0
+
+
+def test_watch_needs_a_camera_section(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "match.toml"
+    config.write_text('[table]\nsize = "9ft"\n')
+    argv = ["watch", "--config", str(config), "--calibration", str(tmp_path / "c.json")]
+    assert main(argv) == 2
+    assert "a [camera] section is needed" in capsys.readouterr().err
