@@ -17,6 +17,7 @@ waits for a browser.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import hmac
@@ -27,7 +28,7 @@ import threading
 import time
 from collections.abc import AsyncIterator
 from importlib import resources
-from typing import Any
+from typing import Any, TextIO
 
 import uvicorn
 from starlette.applications import Starlette
@@ -95,6 +96,11 @@ class WebServer:
         """The scoreboard's address."""
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}/"
+
+    @property
+    def token(self) -> str:
+        """The console token (printed at start for the operator)."""
+        return self._token.decode()
 
     @property
     def console_url(self) -> str:
@@ -180,6 +186,9 @@ class WebServer:
         if refused is not None:
             status, why = refused
             return JSONResponse({"error": why}, status_code=status)
+        declared = request.headers.get("content-length", "0")
+        if not declared.isdigit() or int(declared) > MAX_INPUT_BYTES:
+            return JSONResponse({"error": "$: input too large"}, status_code=413)
         body = await request.body()
         if len(body) > MAX_INPUT_BYTES:
             return JSONResponse({"error": "$: input too large"}, status_code=413)
@@ -269,6 +278,37 @@ def serve(
     return WebServer(hub, host, port, token or make_token()).start()
 
 
+def add_web_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--host``, ``--port`` and ``--token`` (for `railbird watch` and `railbird demo`)."""
+    web = parser.add_argument_group("scoreboard and console")
+    web.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="interface for the scoreboard (default 127.0.0.1, this machine only; 0.0.0.0 "
+        "shows it on the venue network; the console still needs the token)",
+    )
+    web.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"web port (default {DEFAULT_PORT})"
+    )
+    web.add_argument(
+        "--token", default="", help="console token (default: a fresh one, printed at start)"
+    )
+
+
+def serve_from_args(hub: Hub, args: argparse.Namespace, out: TextIO) -> WebServer:
+    """Serve ``hub`` as the arguments of `add_web_arguments` say, and print where to ``out``:
+    the scoreboard's address and the console's, token included.
+
+    Raises:
+        HardwareError: the address cannot be bound or the server does not start.
+    """
+    server = serve(hub, host=args.host, port=args.port, token=args.token)
+    print(f"scoreboard: {server.url}", file=out)
+    print(f"console:    {server.console_url}", file=out)
+    print(f"console token: {server.token}", file=out)
+    return server
+
+
 def vocabulary() -> dict[str, Any]:
     """The names the console offers, from the rules' own enums (one source of truth)."""
     fouls = sorted(FoulKind, key=lambda k: (not k.operator_only, k.rule, k.value))
@@ -306,4 +346,12 @@ def _page(name: str) -> str:
     return (STATIC / name).read_text(encoding="utf-8")
 
 
-__all__ = ["DEFAULT_PORT", "WebServer", "make_token", "serve", "vocabulary"]
+__all__ = [
+    "DEFAULT_PORT",
+    "WebServer",
+    "add_web_arguments",
+    "make_token",
+    "serve",
+    "serve_from_args",
+    "vocabulary",
+]

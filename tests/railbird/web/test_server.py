@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
 import http.client
+import io
 import json
 import threading
 import time
@@ -10,7 +12,15 @@ import time
 import pytest
 
 from railbird.web.hub import Hub
-from railbird.web.server import WebServer, serve, vocabulary
+from railbird.web.server import (
+    DEFAULT_PORT,
+    MAX_INPUT_BYTES,
+    WebServer,
+    add_web_arguments,
+    serve,
+    serve_from_args,
+    vocabulary,
+)
 from rules.balls import BallId
 from rules.errors import HardwareError
 from rules.inputs import CallShot, Safety
@@ -197,3 +207,24 @@ def test_a_port_in_use_is_a_clear_error(server: WebServer, hub: Hub) -> None:
 def test_an_empty_token_is_refused(hub: Hub) -> None:
     with pytest.raises(ValueError, match="token"):
         WebServer(hub, "127.0.0.1", 0, "")
+
+
+def test_the_web_arguments_serve_on_this_machine_and_print_the_token(hub: Hub) -> None:
+    parser = argparse.ArgumentParser()
+    add_web_arguments(parser)
+    defaults = parser.parse_args([])
+    assert (defaults.host, defaults.port, defaults.token) == ("127.0.0.1", DEFAULT_PORT, "")
+    out = io.StringIO()
+    web = serve_from_args(hub, parser.parse_args(["--port", "0"]), out)
+    try:
+        printed = out.getvalue()
+        assert f"console token: {web.token}" in printed and web.console_url in printed
+        assert len(web.token) >= 20 and web.url.startswith("http://127.0.0.1:")
+        assert _request(web, "GET", f"/console?token={web.token}")[0] == 200
+    finally:
+        web.stop()
+
+
+def test_an_oversized_input_is_refused_unread(server: WebServer, loop: LiveLoop) -> None:
+    status, reply = _post(server, b" " * (MAX_INPUT_BYTES + 1))
+    assert status == 413 and reply["error"] == "$: input too large" and loop.received == []
