@@ -6,13 +6,14 @@ background thread. Importing this package does not import the web server library
 `railbird.web.server` for that.
 """
 
-from railbird.web.hub import Hub, NoLiveLoop
+from railbird.web.hub import Hub, InputQueue, NoLiveLoop
 from railbird.web.inputs import InputError, decode_input, parse_input
 from railbird.web.scoreboard import LastCall, LogLine, Notice, ScoreboardState, scoreboard_state
 
 __all__ = [
     "Hub",
     "InputError",
+    "InputQueue",
     "LastCall",
     "LogLine",
     "NoLiveLoop",

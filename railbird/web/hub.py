@@ -10,6 +10,7 @@ through `Hub.submit` to the callback the live loop registered with `Hub.on_input
 from __future__ import annotations
 
 import logging
+import queue
 import threading
 from collections.abc import Callable
 
@@ -91,3 +92,64 @@ class Hub:
             raise NoLiveLoop("no live loop is taking console inputs")
         with self._submit_lock:
             handler(item)
+
+
+class InputQueue:
+    """Console inputs for a live loop that runs on one thread of its own.
+
+    Register `submit` as the hub's handler (``hub.on_input(queue.submit)``) and call `drain`
+    from the loop between frames: the server's thread waits until the loop has applied the
+    input, so the referee's refusal still goes back to the console. An input the loop does not
+    reach within ``timeout_s`` is withdrawn (never applied later) and reported.
+    """
+
+    def __init__(self, timeout_s: float = 2.0) -> None:
+        self.timeout_s = timeout_s
+        self._queue: queue.SimpleQueue[_Pending] = queue.SimpleQueue()
+
+    def submit(self, item: OperatorInput) -> None:
+        """Queue ``item`` and wait for the loop's verdict.
+
+        Raises:
+            NoLiveLoop: the loop did not take it within ``timeout_s``.
+            RailbirdError: the loop refused it.
+        """
+        pending = _Pending(item)
+        self._queue.put(pending)
+        pending.done.wait(self.timeout_s)
+        with pending.lock:
+            if not pending.done.is_set():
+                pending.withdrawn = True
+                raise NoLiveLoop(f"the live loop did not take the input within {self.timeout_s} s")
+        if pending.error is not None:
+            raise pending.error
+
+    def drain(self, apply: InputHandler) -> int:
+        """Apply every queued input with ``apply`` (on the loop's thread); returns how many
+        were applied or refused. A `RailbirdError` from ``apply`` goes back to the console."""
+        handled = 0
+        while True:
+            try:
+                pending = self._queue.get_nowait()
+            except queue.Empty:
+                return handled
+            with pending.lock:
+                if pending.withdrawn:
+                    continue
+                try:
+                    apply(pending.item)
+                except RailbirdError as exc:
+                    pending.error = exc
+                pending.done.set()
+                handled += 1
+
+
+class _Pending:
+    __slots__ = ("done", "error", "item", "lock", "withdrawn")
+
+    def __init__(self, item: OperatorInput) -> None:
+        self.item = item
+        self.done = threading.Event()
+        self.lock = threading.Lock()
+        self.error: RailbirdError | None = None
+        self.withdrawn = False

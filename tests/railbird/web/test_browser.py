@@ -53,13 +53,29 @@ def _browser_missing() -> str | None:
     return None
 
 
-@pytest.fixture(scope="module")
-def driver() -> Iterator[object]:
+def _require_browser() -> None:
+    """Skip without a browser, except in CI (CI=true), where a missing browser fails."""
     missing = _browser_missing()
     if missing is not None:
         if os.environ.get("CI") == "true":
             pytest.fail(f"browser tests must run in CI: {missing}")
         pytest.skip(missing)
+
+
+@pytest.mark.parametrize(
+    ("ci", "outcome"), [("true", pytest.fail.Exception), ("", pytest.skip.Exception)]
+)
+def test_a_missing_browser_fails_in_ci_and_skips_elsewhere(monkeypatch, ci: str, outcome) -> None:
+    monkeypatch.setattr(f"{__name__}.CHROMEDRIVER", Path("/nonexistent/chromedriver"))
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.setenv("CI", ci)
+    with pytest.raises(outcome, match="chromedriver is missing"):
+        _require_browser()
+
+
+@pytest.fixture(scope="module")
+def driver() -> Iterator[object]:
+    _require_browser()
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 

@@ -6,10 +6,10 @@ import threading
 
 import pytest
 
-from railbird.web.hub import Hub, NoLiveLoop
+from railbird.web.hub import Hub, InputQueue, NoLiveLoop
 from railbird.web.scoreboard import scoreboard_state
 from rules.errors import RecordError
-from rules.inputs import Safety
+from rules.inputs import PushOut, Safety
 from rules.referee import Referee
 from tests.factories import TABLE_9FT
 
@@ -69,3 +69,40 @@ def test_inputs_go_to_the_handler_and_its_refusal_comes_back() -> None:
     hub.on_input(refuse)
     with pytest.raises(RecordError, match="already over"):
         hub.submit(Safety())
+
+
+def test_an_input_queue_hands_inputs_to_the_loop_thread_and_returns_its_verdict() -> None:
+    hub = Hub()
+    inputs = InputQueue(timeout_s=5.0)
+    hub.on_input(inputs.submit)
+    applied: list[tuple[object, str]] = []
+    stop = threading.Event()
+
+    def apply(item: object) -> None:
+        if isinstance(item, PushOut):
+            raise RecordError("log entry 3: a push-out only after the break (5.6)")
+        applied.append((item, threading.current_thread().name))
+
+    def live_loop() -> None:
+        while not stop.is_set():
+            inputs.drain(apply)
+            stop.wait(0.001)
+
+    loop = threading.Thread(target=live_loop, name="live-loop")
+    loop.start()
+    try:
+        hub.submit(Safety())
+        with pytest.raises(RecordError, match=r"\(5\.6\)"):
+            hub.submit(PushOut())
+    finally:
+        stop.set()
+        loop.join()
+    assert applied == [(Safety(), "live-loop")]
+
+
+def test_an_input_the_loop_never_takes_is_withdrawn_not_applied_later() -> None:
+    inputs = InputQueue(timeout_s=0.01)
+    with pytest.raises(NoLiveLoop, match=r"did not take the input within 0\.01 s"):
+        inputs.submit(Safety())
+    applied: list[object] = []
+    assert inputs.drain(applied.append) == 0 and applied == []
