@@ -25,8 +25,11 @@ from hardware.sim.camera_source import VirtualCamera
 from hardware.sim.render import RenderConfig, TableRenderer
 from hardware.sim.scenarios import run_scenario
 from hardware.sim.sensors import PtyPort, SimulatedBoard, drops_from_events, play_in_background
+from railbird.feed import ScoreboardFeed
 from railbird.live import LiveLoop, LiveUpdate
 from railbird.recording import RecordingWriter
+from railbird.web.hub import Hub, InputQueue
+from railbird.web.server import add_web_arguments, serve_from_args
 from rules.referee import Referee
 
 log = logging.getLogger(__name__)
@@ -39,6 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", default="9-ball", help="the game the referee applies")
     parser.add_argument("--fps", type=float, default=30.0, help="virtual camera frame rate")
     parser.add_argument("--record", type=Path, help="record the session into this folder")
+    parser.add_argument("--no-web", action="store_true", help="no scoreboard or console server")
+    add_web_arguments(parser)
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
@@ -57,7 +62,16 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     recorder = (
         RecordingWriter.create(args.record, render.resolution, render.fps) if args.record else None
     )
-    loop = LiveLoop(calibration, referee, clock, lambda u: show_update(u, out), recorder)
+    hub, inputs = Hub(), InputQueue()
+    hub.on_input(inputs.submit)
+    feed = ScoreboardFeed(referee, hub)
+    server = None if args.no_web else serve_from_args(hub, args, out)
+
+    def on_update(update: LiveUpdate) -> None:
+        show_update(update, out)
+        feed.update(update)
+
+    loop = LiveLoop(calibration, referee, clock, on_update, recorder, inputs, feed.tick)
     board = SimulatedBoard(
         drops_from_events(scenario.truth.events), end=end, start=start - 1.0, seed=args.seed
     )
@@ -70,13 +84,17 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         camera_source = VirtualCamera(
             scenario.result.snapshot, renderer, start=start, end=end, clock=clock
         )
-        with reader:
-            stats = loop.run(camera_source, threading.Event())
-        stop_player.set()
-        player.join(timeout=2.0)
-        port.close()
-    if recorder is not None:
-        recorder.close()
+        try:
+            with reader:
+                stats = loop.run(camera_source, threading.Event())
+        finally:
+            stop_player.set()
+            player.join(timeout=2.0)
+            port.close()
+            if server is not None:
+                server.stop()
+            if recorder is not None:
+                recorder.close()
     print(json.dumps(stats.summary(), indent=1), file=out)
     return 0
 

@@ -21,8 +21,11 @@ from calibration.file import Calibration
 from hardware.clock import Clock
 from hardware.frames import Frame, FrameSource, LatestFrame
 from railbird.recording import RecordingWriter
+from railbird.web.hub import InputQueue
+from rules.codec import to_jsonable
 from rules.errors import RailbirdError
 from rules.events import ShotEvent
+from rules.inputs import OperatorInput
 from rules.referee import Referee
 from rules.ruling import Ruling
 from rules.shot import Shot
@@ -89,8 +92,10 @@ class LiveLoop:
         calibration: The camera over the table.
         referee: The game being refereed.
         clock: The session clock (emission times, delays).
-        on_update: Called with every event and ruling (keep it short: displays, hub).
+        on_update: Called with every event, ruling and operator input (keep it short).
         recorder: Where raw inputs are recorded, if anywhere.
+        inputs: Operator inputs from the console, applied between frames on the loop's thread.
+        on_tick: Called after every frame with its time (to refresh the shot clock display).
     """
 
     def __init__(
@@ -100,8 +105,12 @@ class LiveLoop:
         clock: Clock,
         on_update: Callable[[LiveUpdate], None] = lambda update: None,
         recorder: RecordingWriter | None = None,
+        inputs: InputQueue | None = None,
+        on_tick: Callable[[float], None] = lambda t: None,
     ) -> None:
         table = calibration.table
+        self._inputs = inputs
+        self._on_tick = on_tick
         self.referee = referee
         self.stats = LiveStats()
         self._clock = clock
@@ -154,6 +163,21 @@ class LiveLoop:
             self._on_update(LiveUpdate(frame.time, now, event=event))
         for shot in self._assembler.update(track, events):
             self._judge(shot, frame.time)
+        if self._inputs is not None:
+            self._inputs.drain(self.apply_input)
+        self._on_tick(frame.time)
+
+    def apply_input(self, item: OperatorInput) -> None:
+        """An operator input enters the game's log (and the recording); the state re-derives.
+
+        Raises:
+            RailbirdError: the referee refuses it (the message goes back to the console).
+        """
+        now = self._clock.now()
+        self.referee.record(item, now)
+        if self._recorder is not None:
+            self._recorder.write_input(now, item.kind, to_jsonable(item))
+        self._on_update(LiveUpdate(now, now))
 
     def finish(self) -> None:
         """The source ended: judge the shot still open, if any."""

@@ -21,8 +21,11 @@ from hardware.clock import MonotonicClock
 from hardware.sensors.reader import SensorReader
 from railbird.config import load_config
 from railbird.demo import show_update
-from railbird.live import LiveLoop
+from railbird.feed import ScoreboardFeed
+from railbird.live import LiveLoop, LiveUpdate
 from railbird.recording import RecordingWriter
+from railbird.web.hub import Hub, InputQueue
+from railbird.web.server import add_web_arguments, serve_from_args
 from rules.codec import dumps
 from rules.errors import ConfigError
 from rules.referee import Referee
@@ -36,6 +39,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--calibration", type=Path, required=True, help="calibration file")
     parser.add_argument("--players", default="Player 1,Player 2", help="two names, comma-separated")
     parser.add_argument("--record", type=Path, help="record the session into this folder")
+    parser.add_argument("--no-web", action="store_true", help="no scoreboard or console server")
+    add_web_arguments(parser)
     parser.add_argument("--seconds", type=float, help="stop after this long (default: Ctrl-C)")
 
 
@@ -60,7 +65,16 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             calibration_json=dumps(calibration, indent=2),
             created_utc=datetime.now(UTC).isoformat(timespec="seconds"),
         )
-    loop = LiveLoop(calibration, referee, clock, lambda u: show_update(u, out), recorder)
+    hub, inputs = Hub(), InputQueue()
+    hub.on_input(inputs.submit)
+    feed = ScoreboardFeed(referee, hub, config.shot_clock)
+    server = None if args.no_web else serve_from_args(hub, args, out)
+
+    def on_update(update: LiveUpdate) -> None:
+        show_update(update, out)
+        feed.update(update)
+
+    loop = LiveLoop(calibration, referee, clock, on_update, recorder, inputs, feed.tick)
     stop = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     if args.seconds:
@@ -87,6 +101,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         threading.Thread(target=_close_on, args=(stop, camera), daemon=True).start()
         stats = loop.run(camera, stop)
     finally:
+        if server is not None:
+            server.stop()
         camera.close()
         if reader is not None:
             reader.close()

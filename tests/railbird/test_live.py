@@ -18,6 +18,7 @@ from hardware.sim.camera_source import VirtualCamera
 from hardware.sim.render import RenderConfig, TableRenderer
 from hardware.sim.scenarios import run_scenario
 from railbird.live import LiveLoop, LiveUpdate
+from rules.balls import BallId
 from rules.errors import CameraError
 from rules.events import EventKind
 from rules.referee import Referee
@@ -100,3 +101,34 @@ def test_a_bug_in_the_grabber_is_raised_not_swallowed() -> None:
     loop = LiveLoop(_calibration(), Referee.new("9-ball", ("A", "B"), T9), FakeClock())
     with pytest.raises(ZeroDivisionError):
         loop.run(buggy(), threading.Event())
+
+
+def test_console_inputs_enter_the_log_and_the_recording(tmp_path) -> None:
+    from railbird.recording import RecordingReader, RecordingWriter
+    from railbird.web.hub import InputQueue
+    from rules.inputs import CallShot
+    from rules.table import PocketId
+
+    recorder = RecordingWriter.create(tmp_path / "rec", SIZE, 60.0)
+    queue = InputQueue()
+    updates: list[LiveUpdate] = []
+    loop = LiveLoop(
+        _calibration(),
+        Referee.new("9-ball", ("A", "B"), T9),
+        FakeClock(5.0),
+        updates.append,
+        recorder,
+        queue,
+    )
+    worker = threading.Thread(
+        target=queue.submit, args=(CallShot(BallId.NINE, PocketId.FOOT_LEFT),)
+    )
+    worker.start()
+    while not queue.drain(loop.apply_input):
+        pass
+    worker.join(timeout=2.0)
+    recorder.close()
+    assert isinstance(loop.referee.log.entries[-1].item, CallShot)
+    recorded = RecordingReader(tmp_path / "rec").inputs()
+    assert recorded[0].kind == "call-shot" and recorded[0].time == 5.0
+    assert updates and updates[-1].ruling is None

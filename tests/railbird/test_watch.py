@@ -48,10 +48,13 @@ def test_watch_a_camera_from_the_config_and_record(
         str(tmp_path / "rec"),
         "--seconds",
         "3",
+        "--port",
+        "0",
     ]
     assert main(argv) == 0
     printed = capsys.readouterr().out
     assert "vision only" in printed and "frames_processed" in printed
+    assert "scoreboard: http://127.0.0.1:" in printed and "console token:" in printed
     assert len(RecordingReader(tmp_path / "rec").frame_times()) > 0
 
 
