@@ -47,6 +47,8 @@ from vision.table_view import SCALE, TableView
 
 log = logging.getLogger(__name__)
 
+_STREAK_GAIN = 1.08
+
 
 class FrameError(RailbirdError, ValueError):
     """A frame the detector cannot use (wrong size, not a colour image)."""
@@ -88,12 +90,12 @@ class DetectorConfig:
     vote_fraction: float = 0.1
     min_support: float = 0.45
     radius_tolerance: float = 0.22
-    chroma_threshold: float = 0.14
+    chroma_threshold: float = 0.11
     bright_gain: float = 1.3
     dark_gain: float = 0.38
     occluder_min_balls: float = 2.5
     exposure_s: float = 1 / 120
-    min_streak_mm: float = 8.0
+    min_streak_mm: float = 14.0
     change_threshold: float = 36.0
 
 
@@ -190,8 +192,9 @@ class BallDetector:
             for b in self._circles(image, sub, rect)
             if _inside(self.view.to_working(b.centre_px), rect)
         ]
+        found = self._deblur(found, rect)
         balls, leftover = self._explain(self._mask, self._weight, kept + found)
-        streaks, occluded = self._leftovers(leftover, self._weight, balls)
+        balls, streaks, occluded = self._leftovers(leftover, self._weight, balls)
         balls = self._named(image, balls + streaks)
         self._balls = [b for b in balls if b.blur_mm is None]
         detections = self._detections(index, time, balls, occluded)
@@ -263,6 +266,7 @@ class BallDetector:
         self._cloth = cloth
         if cloth is not None:
             self._inv_bb = 1.0 / ((cloth * cloth).sum(axis=2) + 1.0)
+            self._cloth_level = float(np.median(cloth[self.view.bed > 0].max(axis=1)))
 
     # Foreign pixels ----------------------------------------------------------------------------
 
@@ -287,8 +291,9 @@ class BallDetector:
                 (1.0 - gain) * (1.0 / (1.0 - cfg.dark_gain)),
             ),
         )
-        weight = np.clip(weight * 2.0 - 1.0, 0.0, 1.0) * self._bed[y0:y1, x0:x1]
-        mask = (weight >= 0.5).astype(np.uint8) * 255
+        # Foreign from a score of 1 (the thresholds); the soft weight starts a little below.
+        weight = np.clip((weight - 0.6) * 2.5, 0.0, 1.0) * self._bed[y0:y1, x0:x1]
+        mask = (weight >= 0.999).astype(np.uint8) * 255
         return mask, weight
 
     def _no_cloth(self, foreign: np.ndarray) -> bool:
@@ -329,8 +334,56 @@ class BallDetector:
                 continue
             if any(np.hypot(*(b.centre_px - fit.centre)) < 1.5 * b.radius_px for b in found):
                 continue
+            if not _on(self.view.bed, self.view.to_working(fit.centre)) and not self._lit(
+                image, fit.centre, r
+            ):
+                continue  # the dark hole of a pocket, not a ball in its jaws
             found.append(_Ball(fit.centre, r, fit.support, fit.residual))
         return found
+
+    def _lit(self, image: np.ndarray, centre: np.ndarray, radius: float) -> bool:
+        """Whether a disc has the light of a ball (a highlight at least), not a pocket's dark."""
+        r = max(int(radius * 0.7), 1)
+        x, y = round(float(centre[0])), round(float(centre[1]))
+        patch = image[max(y - r, 0) : y + r + 1, max(x - r, 0) : x + r + 1]
+        if patch.size == 0:
+            return False
+        return float(np.percentile(patch.max(axis=2), 90)) > 0.6 * self._cloth_level
+
+    def _deblur(self, balls: list[_Ball], rect: tuple[int, int, int, int]) -> list[_Ball]:
+        """Balls whose foreign blob, theirs alone, is drawn out into a streak: the blob's middle
+        is the centre at mid-exposure and its length the travel over the exposure."""
+        x0, y0, x1, y1 = rect
+        _, labels, stats, _ = cv2.connectedComponentsWithStats(
+            self._mask[y0:y1, x0:x1], connectivity=8
+        )
+        owners: dict[int, list[int]] = {}
+        for i, b in enumerate(balls):
+            c = self.view.to_working(b.centre_px) - (x0, y0)
+            ix, iy = round(float(c[0])), round(float(c[1]))
+            if 0 <= iy < labels.shape[0] and 0 <= ix < labels.shape[1] and labels[iy, ix] > 0:
+                owners.setdefault(int(labels[iy, ix]), []).append(i)
+        out = list(balls)
+        for label, members in owners.items():
+            if len(members) != 1:
+                continue
+            b = balls[members[0]]
+            sx, sy, sw, sh = (int(v) for v in stats[label, :4])
+            r = b.radius_px / SCALE
+            if max(sw, sh) < 2 * r + 2.5:
+                continue  # round: a ball at rest (or too slow to tell)
+            bx0, by0 = max(x0 + sx - 1, 0), max(y0 + sy - 1, 0)
+            if (self.view.bed[by0 : y0 + sy + sh + 1, bx0 : x0 + sx + sw + 1] == 0).any():
+                continue  # cut by a cushion: its shape says nothing of motion
+            inside = labels[sy : sy + sh, sx : sx + sw] == label
+            w = inside * self._weight[y0 + sy : y0 + sy + sh, x0 + sx : x0 + sx + sw]
+            streak = self._streak(w, (x0 + sx, y0 + sy), r)
+            if streak is None or streak.blur_mm is None:
+                continue
+            out[members[0]] = dataclasses.replace(
+                b, centre_px=streak.centre_px, blur_mm=streak.blur_mm, support=min(b.support, 0.9)
+            )
+        return out
 
     def _explain(
         self, foreign: np.ndarray, weight: np.ndarray, balls: list[_Ball]
@@ -358,12 +411,14 @@ class BallDetector:
 
     def _leftovers(
         self, leftover: np.ndarray, weight: np.ndarray, balls: list[_Ball]
-    ) -> tuple[list[_Ball], tuple[Polygon, ...]]:
-        """Streaks (blurred balls) and occluders among the foreign pixels no ball explains."""
+    ) -> tuple[list[_Ball], list[_Ball], tuple[Polygon, ...]]:
+        """Streaks (blurred balls) and occluders among the foreign pixels no ball explains;
+        and the balls, less the weak ones on an occluder (a hand's knuckles, a cue's tip)."""
         cfg = self.config
         count, labels, stats, _ = cv2.connectedComponentsWithStats(leftover, connectivity=8)
         streaks: list[_Ball] = []
         polygons: list[Polygon] = []
+        occluders = np.zeros(leftover.shape, dtype=np.uint8)
         for i in range(1, count):
             area = stats[i, cv2.CC_STAT_AREA]
             x0, y0, bw, bh = (stats[i, k] for k in range(4))
@@ -379,7 +434,16 @@ class BallDetector:
                 streaks.append(streak)
             elif area >= cfg.occluder_min_balls * ball_area:
                 polygons.extend(self._polygons(sub, (x0, y0)))
-        return streaks, tuple(polygons)
+                occluders[y0 : y0 + bh, x0 : x0 + bw] |= (sub > 0).astype(np.uint8)
+        if polygons:
+            reach = math.ceil(float(self._radius_small.max()) * 1.3)
+            near = cv2.dilate(occluders, np.ones((2 * reach + 1, 2 * reach + 1), np.uint8))
+            balls = [
+                b
+                for b in balls
+                if b.support >= 0.8 or not _on(near, self.view.to_working(b.centre_px))
+            ]
+        return balls, streaks, tuple(polygons)
 
     def _streak(self, w: np.ndarray, origin: tuple[int, int], r: float) -> _Ball | None:
         """A capsule about a ball wide: a ball blurred by its motion over the exposure."""
@@ -403,12 +467,19 @@ class BallDetector:
         # A disc of radius r has variance r^2/4 along any axis; a capsule adds l^2/12 along it.
         if not 0.12 * r * r < minor < 0.5 * r * r:
             return None
-        length = math.sqrt(max(12.0 * (major - minor), 0.0))
+        axis = evecs[:, 1]
+        # The streak's extent along its axis is the travel plus one ball diameter.
+        # Along it, the coverage falls off over the travel at each end; the faint ends are cut
+        # by the foreign threshold, measured at a low level of it and scaled back.
+        faint = w >= 0.05
+        along = (dx[faint] * axis[0] + dy[faint] * axis[1]) if faint.any() else np.zeros(1)
+        extent = float(along.max() - along.min()) + 1.0
+        length = max(extent - 2.0 * r, 0.0) * _STREAK_GAIN if major > minor * 1.15 else 0.0
+        log.debug("streak extent %.2f r %.2f var %.2f %.2f", extent, r, major, minor)
         if length > 14 * r or total < 0.5 * math.pi * r * r * 0.6:
             return None
         centre_small = np.array((mx + origin[0], my + origin[1]))
         centre = self.view.to_full(centre_small)
-        axis = evecs[:, 1]
         ends_px = np.array([centre + axis * length * SCALE / 2, centre - axis * length * SCALE / 2])
         ends = self.calibration.camera.to_table(ends_px, BALL_RADIUS_MM)
         travel = ends[0] - ends[1]
@@ -492,6 +563,11 @@ class BallDetector:
         nearest = int(np.argmin(np.hypot(d[:, 0], d[:, 1])))
         came_from = prev.positions[nearest] - position
         return -travel if float(np.dot(came_from, travel)) > 0 else travel
+
+
+def _on(mask: np.ndarray, p: np.ndarray) -> bool:
+    ix, iy = round(float(p[0])), round(float(p[1]))
+    return 0 <= iy < mask.shape[0] and 0 <= ix < mask.shape[1] and bool(mask[iy, ix])
 
 
 def _inside(p: np.ndarray, rect: tuple[int, int, int, int]) -> bool:
