@@ -155,7 +155,7 @@ def fit_circles(
         typical = np.median(e1, axis=1, keepdims=True)
         good = (e1 > 0.15 * typical) & (e1 > 0)
         sol = np.zeros((n, 3))
-        for _ in range(3):
+        for _ in range(2):
             sol = _weighted_fit(design, r, good)
             err = np.abs(sol @ design.T - r)
             med = np.nan_to_num(_masked_median(err, good))

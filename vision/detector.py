@@ -169,30 +169,46 @@ class BallDetector:
             self._learn_cloth(image, index)
             if self._cloth is None:
                 return Detections.empty(index, time)
-        rect = self._changed(small)
-        if rect is None and self._previous is not None:
+        rects = self._changed(small)
+        if not rects and self._previous is not None:
             # Nothing moved: the balls, their names and the occluders are as they were.
             return self._restamp(self._previous, index, time)
-        if rect is None:
-            rect = (0, 0, *self.view.size)
-        x0, y0, x1, y1 = rect
-        sub = small[y0:y1, x0:x1]
-        mask, weight = self._foreign(sub, rect)
-        self._mask[y0:y1, x0:x1] = mask
-        self._weight[y0:y1, x0:x1] = weight
+        if not rects:
+            rects = [(0, 0, *self.view.size)]
+        for x0, y0, x1, y1 in rects:
+            mask, weight = self._foreign(small[y0:y1, x0:x1], (x0, y0, x1, y1))
+            self._mask[y0:y1, x0:x1] = mask
+            self._weight[y0:y1, x0:x1] = weight
         self._last_small = small
         if self._no_cloth(self._mask):
             log.warning("frame %d: the table's cloth is not visible; no balls reported", index)
             self._balls = []
             self._previous = None
             return Detections.empty(index, time)
-        kept = [b for b in self._balls if not _inside(self.view.to_working(b.centre_px), rect)]
+        kept = [
+            b
+            for b in self._balls
+            if not any(_inside(self.view.to_working(b.centre_px), r) for r in rects)
+        ]
+        candidates = []
+        for rect in rects:
+            x0, y0, x1, y1 = rect
+            for start, r in self._candidates(small[y0:y1, x0:x1], rect):
+                if _inside(self.view.to_working(start), rect) and not any(
+                    np.hypot(*(start - s)) < 1.2 * r for s, _ in candidates
+                ):
+                    candidates.append((start, r))
+        found = self._circles(image, candidates)
+        found = [
+            b for b in found if any(_inside(self.view.to_working(b.centre_px), r) for r in rects)
+        ]
         found = [
             b
-            for b in self._circles(image, sub, rect)
-            if _inside(self.view.to_working(b.centre_px), rect)
+            for rect in rects
+            for b in self._deblur(
+                [b for b in found if _inside(self.view.to_working(b.centre_px), rect)], rect
+            )
         ]
-        found = self._deblur(found, rect)
         balls, leftover = self._explain(self._mask, self._weight, kept + found)
         balls, streaks, occluded = self._leftovers(leftover, self._weight, balls)
         balls = self._named(image, balls + streaks)
@@ -207,20 +223,28 @@ class BallDetector:
         self._previous = None
         self._balls = []
 
-    def _changed(self, small: np.ndarray) -> tuple[int, int, int, int] | None:
-        """The working-grid rectangle (x0, y0, x1, y1) around what changed since the last frame,
-        None when nothing did; the whole grid for the first frame."""
+    def _changed(self, small: np.ndarray) -> list[tuple[int, int, int, int]]:
+        """Working-grid rectangles (x0, y0, x1, y1) around what changed since the last frame,
+        one per separate change (three balls rolling apart give three small rectangles);
+        empty when nothing did; the whole grid for the first frame."""
         if self._last_small is None:
-            return (0, 0, *self.view.size)
+            return [(0, 0, *self.view.size)]
         diff = cv2.transform(cv2.absdiff(small, self._last_small), np.ones((1, 3), np.float32))
         changed = cv2.compare(diff, self.config.change_threshold, cv2.CMP_GT)
         changed = cv2.bitwise_and(changed, self.view.roi)
         if cv2.countNonZero(changed) < 3:
-            return None
-        x, y, w, h = cv2.boundingRect(changed)
+            return []
         pad = math.ceil(2.5 * float(self._radius_small.max())) + 4
+        grown = cv2.dilate(changed, np.ones((2 * pad + 1, 2 * pad + 1), np.uint8))
+        contours, _ = cv2.findContours(grown, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         gw, gh = self.view.size
-        return (max(x - pad, 0), max(y - pad, 0), min(x + w + pad, gw), min(y + h + pad, gh))
+        rects = []
+        for contour in contours:
+            x, y, w, h = cv2.boundingRect(contour)
+            rects.append((max(x, 0), max(y, 0), min(x + w, gw), min(y + h, gh)))
+        if sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in rects) > 0.6 * gw * gh:
+            return [(0, 0, gw, gh)]  # most of the table changed: one search is cheaper
+        return rects
 
     @staticmethod
     def _restamp(previous: Detections, index: int, time: float) -> Detections:
@@ -302,9 +326,10 @@ class BallDetector:
 
     # Balls -------------------------------------------------------------------------------------
 
-    def _circles(
-        self, image: np.ndarray, small: np.ndarray, rect: tuple[int, int, int, int]
-    ) -> list[_Ball]:
+    def _candidates(
+        self, small: np.ndarray, rect: tuple[int, int, int, int]
+    ) -> list[tuple[np.ndarray, float]]:
+        """Candidate centres (full-resolution pixels) and expected radii within a rectangle."""
         cfg = self.config
         x0, y0, x1, y1 = rect
         ys, xs, cos, sin, _ = circles.edge_directions(
@@ -312,16 +337,27 @@ class BallDetector:
         )
         radius = self._radius_small[y0:y1, x0:x1]
         acc = circles.vote(small.shape[:2], ys, xs, cos, sin, radius)
-        starts, expected = [], []
+        out: list[tuple[np.ndarray, float]] = []
         for px, py in circles.peaks(acc, self._vote_min[y0:y1, x0:x1], 5):
-            x, y = px + x0, py + y0
-            if self.view.roi[int(y), int(x)] == 0:
+            x, y = int(px + x0), int(py + y0)
+            if self.view.roi[y, x] == 0:
                 continue
-            start = self.view.to_full(np.array((x, y)))
-            if any(np.hypot(*(s - start)) < 1.2 * self.view.radius[int(y), int(x)] for s in starts):
+            start = self.view.to_full(np.array((px + x0, py + y0)))
+            r = float(self.view.radius[y, x])
+            if any(np.hypot(*(s - start)) < 1.2 * r for s, _ in out):
                 continue
-            starts.append(start)
-            expected.append(float(self.view.radius[int(y), int(x)]))
+            out.append((start, r))
+        return out
+
+    def _circles(
+        self, image: np.ndarray, candidates: list[tuple[np.ndarray, float]]
+    ) -> list[_Ball]:
+        """Fit all candidates at once and keep the ones that are balls."""
+        cfg = self.config
+        if not candidates:
+            return []
+        starts = [s for s, _ in candidates]
+        expected = [r for _, r in candidates]
         found: list[_Ball] = []
         fits = circles.fit_circles(image, np.array(starts), np.array(expected))
         for start, fit in zip(starts, fits, strict=True):
@@ -354,8 +390,8 @@ class BallDetector:
         """Balls whose foreign blob, theirs alone, is drawn out into a streak: the blob's middle
         is the centre at mid-exposure and its length the travel over the exposure."""
         x0, y0, x1, y1 = rect
-        _, labels, stats, _ = cv2.connectedComponentsWithStats(
-            self._mask[y0:y1, x0:x1], connectivity=8
+        _, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(
+            np.ascontiguousarray(self._mask[y0:y1, x0:x1]), 8, cv2.CV_32S, cv2.CCL_GRANA
         )
         owners: dict[int, list[int]] = {}
         for i, b in enumerate(balls):
@@ -415,7 +451,9 @@ class BallDetector:
         """Streaks (blurred balls) and occluders among the foreign pixels no ball explains;
         and the balls, less the weak ones on an occluder (a hand's knuckles, a cue's tip)."""
         cfg = self.config
-        count, labels, stats, _ = cv2.connectedComponentsWithStats(leftover, connectivity=8)
+        count, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(
+            leftover, 8, cv2.CV_32S, cv2.CCL_GRANA
+        )
         streaks: list[_Ball] = []
         polygons: list[Polygon] = []
         occluders = np.zeros(leftover.shape, dtype=np.uint8)
