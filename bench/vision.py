@@ -1,6 +1,7 @@
 """The ball detector: accuracy on the virtual table (exact truth), speed on one core, real data.
 
-Run: ``PYTHONPATH=. python -m bench --only vision`` (or ``python bench/vision.py [--quick]``).
+Run: ``PYTHONPATH=. python -m bench --only vision`` (or ``python -m bench.vision [--quick]``;
+not ``python bench/vision.py``, whose folder on the path would hide the ``vision`` package).
 
 - At rest: racks, balls on cushions / in jaws / frozen together, and random layouts, randomly
   turned, on four cloth colours under three lightings (lens fall-off 0.15 / 0.3 / 0.45) through
@@ -24,6 +25,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from bench import _vision_real
 from hardware.sim.render import ClothColour, RenderConfig, TableRenderer
 from rules.balls import BallId
 from tests.vision import scenes
@@ -205,12 +207,7 @@ def speed(quick: bool) -> dict[str, float]:
 def run(quick: bool) -> dict:
     """All the detector's figures (the ``python -m bench`` entry point)."""
     figures = {"at_rest": at_rest(quick), "moving": moving(quick), "speed": speed(quick)}
-    try:
-        from bench import _vision_real
-
-        figures["real"] = _vision_real.run(quick)
-    except ImportError:
-        figures["real"] = {"available": False}
+    figures["real"] = _vision_real.run(quick)
     return figures
 
 

@@ -199,6 +199,20 @@ def disc_pixels(
     return image_lab[y0:y1, x0:x1][inside]
 
 
+def placed_from_pixels(
+    camera: CameraModel, named: Mapping[BallId, tuple[float, float]]
+) -> dict[BallId, Point]:
+    """Table positions of balls the user named by clicking on their centres in the image.
+
+    The clicked pixel is the ball's centre, so it is mapped on the plane of ball centres.
+    """
+    if not named:
+        return {}
+    balls = list(named)
+    table = camera.to_table(np.array([named[b] for b in balls], dtype=float), BALL_RADIUS_MM)
+    return {BallId(b): (float(x), float(y)) for b, (x, y) in zip(balls, table, strict=True)}
+
+
 def learn_colour_model(
     image: np.ndarray,
     camera: CameraModel,

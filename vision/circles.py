@@ -115,7 +115,7 @@ def fit_circles(
     bins = max(math.ceil(max_r / _STEP_PX), 8)
     angles = np.arange(_ANGLES) * (2 * math.pi / _ANGLES)
     design = np.column_stack((np.ones(_ANGLES), np.cos(angles), np.sin(angles)))
-    radii = ((np.arange(bins) + 0.5) * (max_r / bins))[1:-1]
+    radii = (np.arange(bins) * (max_r / bins))[1:-1]  # warpPolar: rho = column * max_r / bins
     rel = radii[None, :] / exp[:, None]  # (n, bins-2)
     prior = np.exp(-0.5 * ((rel - 1.0) / 0.12) ** 2)[:, None, :]
     wide = ((rel > 0.72) & (rel < 1.32))[:, None, :]

@@ -374,7 +374,7 @@ class BallDetector:
                 image, fit.centre, r
             ):
                 continue  # the dark hole of a pocket, not a ball in its jaws
-            found.append(_Ball(fit.centre, r, fit.support, fit.residual))
+            found.append(_Ball(fit.centre, fit.radius, fit.support, fit.residual))
         return found
 
     def _lit(self, image: np.ndarray, centre: np.ndarray, radius: float) -> bool:
