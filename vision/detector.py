@@ -395,10 +395,15 @@ class BallDetector:
         )
         owners: dict[int, list[int]] = {}
         for i, b in enumerate(balls):
+            # The component most of the ball's disc lies in (its centre may be a highlight).
             c = self.view.to_working(b.centre_px) - (x0, y0)
+            reach = max(int(0.6 * b.radius_px / SCALE), 1)
             ix, iy = round(float(c[0])), round(float(c[1]))
-            if 0 <= iy < labels.shape[0] and 0 <= ix < labels.shape[1] and labels[iy, ix] > 0:
-                owners.setdefault(int(labels[iy, ix]), []).append(i)
+            patch = labels[max(iy - reach, 0) : iy + reach + 1, max(ix - reach, 0) : ix + reach + 1]
+            counts = np.bincount(patch.ravel())
+            counts[0] = 0
+            if counts.size > 1 and counts.max() > 0:
+                owners.setdefault(int(np.argmax(counts)), []).append(i)
         out = list(balls)
         for label, members in owners.items():
             if len(members) != 1:
@@ -416,6 +421,9 @@ class BallDetector:
             streak = self._streak(w, (x0 + sx, y0 + sy), r)
             if streak is None or streak.blur_mm is None:
                 continue
+            half_travel_px = 0.5 * np.hypot(*streak.blur_mm) / (BALL_RADIUS_MM / b.radius_px)
+            if np.hypot(*(streak.centre_px - b.centre_px)) > half_travel_px + 0.3 * b.radius_px:
+                continue  # the outline fitted is not on this streak's axis: not one ball's blur
             out[members[0]] = dataclasses.replace(
                 b, centre_px=streak.centre_px, blur_mm=streak.blur_mm, support=min(b.support, 0.9)
             )
@@ -547,8 +555,8 @@ class BallDetector:
         out = []
         for b in balls:
             if b.like is None:
-                pix = _disc_lab(image, b.centre_px, b.radius_px)
-                like = identity.likelihoods(ball_pixels(pix), self.colours)
+                disc, ring = _disc_lab(image, b.centre_px, b.radius_px)
+                like = identity.likelihoods(ball_pixels(disc), self.colours, ball_pixels(ring))
                 b = dataclasses.replace(b, like=like)
             out.append(b)
         return out
@@ -612,13 +620,17 @@ def _inside(p: np.ndarray, rect: tuple[int, int, int, int]) -> bool:
     return rect[0] <= p[0] < rect[2] and rect[1] <= p[1] < rect[3]
 
 
-def _disc_lab(image: np.ndarray, centre: np.ndarray, radius: float) -> np.ndarray:
+def _disc_lab(
+    image: np.ndarray, centre: np.ndarray, radius: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """A ball's Lab pixels: its disc (rim left out) and the ring just inside its rim."""
     h, w = image.shape[:2]
     r = math.ceil(radius) + 1
     x0, y0 = max(int(centre[0]) - r, 0), max(int(centre[1]) - r, 0)
     x1, y1 = min(int(centre[0]) + r + 1, w), min(int(centre[1]) + r + 1, h)
     patch = cv2.cvtColor(np.ascontiguousarray(image[y0:y1, x0:x1]), cv2.COLOR_BGR2LAB)
-    return disc_pixels(patch, centre - (x0, y0), radius)
+    c = centre - (x0, y0)
+    return disc_pixels(patch, c, radius), disc_pixels(patch, c, radius, 0.97, 0.7)
 
 
 def occluder_area_mm2(polygons: tuple[Polygon, ...]) -> float:
