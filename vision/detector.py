@@ -235,13 +235,15 @@ class BallDetector:
         if cv2.countNonZero(changed) < 3:
             return []
         pad = math.ceil(2.5 * float(self._radius_small.max())) + 4
-        grown = cv2.dilate(changed, np.ones((2 * pad + 1, 2 * pad + 1), np.uint8))
-        contours, _ = cv2.findContours(grown, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        contours, _ = cv2.findContours(changed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         gw, gh = self.view.size
         rects = []
         for contour in contours:
             x, y, w, h = cv2.boundingRect(contour)
-            rects.append((max(x, 0), max(y, 0), min(x + w, gw), min(y + h, gh)))
+            rects.append(
+                (max(x - pad, 0), max(y - pad, 0), min(x + w + pad, gw), min(y + h + pad, gh))
+            )
+        rects = _merge(rects)
         if sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in rects) > 0.6 * gw * gh:
             return [(0, 0, gw, gh)]  # most of the table changed: one search is cheaper
         return rects
@@ -438,17 +440,18 @@ class BallDetector:
         kept = []
         for b in balls:
             c = self.view.to_working(b.centre_px)
-            r = b.radius_px / SCALE
-            reach = math.ceil(r * 1.25)
-            x0, y0 = max(int(c[0]) - reach, 0), max(int(c[1]) - reach, 0)
-            x1, y1 = min(int(c[0]) + reach + 2, w), min(int(c[1]) + reach + 2, h)
-            yy, xx = np.mgrid[y0:y1, x0:x1]
-            disc = (xx - c[0]) ** 2 + (yy - c[1]) ** 2 <= (r * 1.25) ** 2
-            cover = float(weight[y0:y1, x0:x1][disc].mean()) if disc.any() else 0.0
-            if cover < 0.25 and b.support < 0.8:
-                continue
+            r = b.radius_px / SCALE * 1.25
+            if b.like is None:  # a new ball: it must cover foreign pixels (or be very round)
+                x0, y0 = max(int(c[0] - r), 0), max(int(c[1] - r), 0)
+                x1, y1 = min(int(c[0] + r) + 2, w), min(int(c[1] + r) + 2, h)
+                yy, xx = np.ogrid[y0:y1, x0:x1]
+                disc = (xx - c[0]) ** 2 + (yy - c[1]) ** 2 <= r * r
+                cover = float(weight[y0:y1, x0:x1][disc].mean()) if disc.any() else 0.0
+                if cover < 0.25 and b.support < 0.8:
+                    continue
             kept.append(b)
-            covered[y0:y1, x0:x1][disc] = 255
+            centre = (round(float(c[0]) * 16), round(float(c[1]) * 16))
+            cv2.circle(covered, centre, round(r * 16), 255, -1, cv2.LINE_8, 4)
         leftover = cv2.bitwise_and(foreign, cv2.bitwise_not(covered))
         leftover = cv2.morphologyEx(leftover, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         return kept, leftover
@@ -609,6 +612,25 @@ class BallDetector:
         nearest = int(np.argmin(np.hypot(d[:, 0], d[:, 1])))
         came_from = prev.positions[nearest] - position
         return -travel if float(np.dot(came_from, travel)) > 0 else travel
+
+
+def _merge(rects: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """Overlapping rectangles merged into their bounding rectangles, until none overlap."""
+    out = list(rects)
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(out)):
+            for j in range(i + 1, len(out)):
+                a, b = out[i], out[j]
+                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                    out[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+                    del out[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    return out
 
 
 def _on(mask: np.ndarray, p: np.ndarray) -> bool:
