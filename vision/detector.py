@@ -361,7 +361,9 @@ class BallDetector:
         starts = [s for s, _ in candidates]
         expected = [r for _, r in candidates]
         found: list[_Ball] = []
-        fits = circles.fit_circles(image, np.array(starts), np.array(expected))
+        fits = circles.fit_circles(
+            image, np.array(starts), np.array(expected), allowed=self.view.roi, scale=SCALE
+        )
         for start, fit in zip(starts, fits, strict=True):
             r = fit.expected
             if fit.support < cfg.min_support:
