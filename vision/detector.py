@@ -362,7 +362,7 @@ class BallDetector:
         expected = [r for _, r in candidates]
         found: list[_Ball] = []
         fits = circles.fit_circles(
-            image, np.array(starts), np.array(expected), allowed=self.view.roi, scale=SCALE
+            image, np.array(starts), np.array(expected), allowed=self.view.outline
         )
         for start, fit in zip(starts, fits, strict=True):
             r = fit.expected
