@@ -185,9 +185,14 @@ def ball_pixels(lab: np.ndarray, white_l: float = 165.0, dark_l: float = 70.0) -
 
 
 def disc_pixels(
-    image_lab: np.ndarray, centre_px: np.ndarray, radius_px: float, inner: float = 0.9
+    image_lab: np.ndarray,
+    centre_px: np.ndarray,
+    radius_px: float,
+    inner: float = 0.9,
+    hole: float = 0.0,
 ) -> np.ndarray:
-    """Lab pixels within ``inner`` x radius of a ball's centre, (n, 3) uint8."""
+    """Lab pixels within ``inner`` x radius of a ball's centre (and beyond ``hole`` x radius:
+    a ring), (n, 3) uint8."""
     h, w = image_lab.shape[:2]
     r = radius_px * inner
     x0, x1 = max(int(centre_px[0] - r), 0), min(int(centre_px[0] + r) + 2, w)
@@ -195,8 +200,23 @@ def disc_pixels(
     if x0 >= x1 or y0 >= y1:
         return np.zeros((0, 3), dtype=np.uint8)
     yy, xx = np.mgrid[y0:y1, x0:x1]
-    inside = (xx - centre_px[0]) ** 2 + (yy - centre_px[1]) ** 2 <= r * r
+    d2 = (xx - centre_px[0]) ** 2 + (yy - centre_px[1]) ** 2
+    inside = (d2 <= r * r) & (d2 >= (radius_px * hole) ** 2)
     return image_lab[y0:y1, x0:x1][inside]
+
+
+def placed_from_pixels(
+    camera: CameraModel, named: Mapping[BallId, tuple[float, float]]
+) -> dict[BallId, Point]:
+    """Table positions of balls the user named by clicking on their centres in the image.
+
+    The clicked pixel is the ball's centre, so it is mapped on the plane of ball centres.
+    """
+    if not named:
+        return {}
+    balls = list(named)
+    table = camera.to_table(np.array([named[b] for b in balls], dtype=float), BALL_RADIUS_MM)
+    return {BallId(b): (float(x), float(y)) for b, (x, y) in zip(balls, table, strict=True)}
 
 
 def learn_colour_model(

@@ -96,7 +96,12 @@ def peaks(acc: np.ndarray, minimum: np.ndarray, spacing: int) -> np.ndarray:
 
 
 def fit_circles(
-    image: np.ndarray, centres: np.ndarray, expected: np.ndarray, iterations: int = 2
+    image: np.ndarray,
+    centres: np.ndarray,
+    expected: np.ndarray,
+    iterations: int = 2,
+    allowed: np.ndarray | None = None,
+    scale: int = 1,
 ) -> list[CircleFit]:
     """Fit ball outlines near ``centres`` in a full-resolution image, all at once.
 
@@ -105,6 +110,9 @@ def fit_circles(
         centres: (n, 2) starting centres (x, y), within a few pixels.
         expected: (n,) expected radii, pixels.
         iterations: Re-centrings of the polar unrolling after the first, wide search.
+        allowed: Where an outline may be (a mask, non-zero inside, at 1/``scale`` of the
+            image's resolution): a ball frozen to a cushion must not take the cushion's edge.
+        scale: Image pixels per ``allowed`` pixel.
     """
     c = np.asarray(centres, dtype=np.float64).reshape(-1, 2).copy()
     exp = np.asarray(expected, dtype=np.float64).reshape(-1)
@@ -115,7 +123,7 @@ def fit_circles(
     bins = max(math.ceil(max_r / _STEP_PX), 8)
     angles = np.arange(_ANGLES) * (2 * math.pi / _ANGLES)
     design = np.column_stack((np.ones(_ANGLES), np.cos(angles), np.sin(angles)))
-    radii = ((np.arange(bins) + 0.5) * (max_r / bins))[1:-1]
+    radii = (np.arange(bins) * (max_r / bins))[1:-1]  # warpPolar: rho = column * max_r / bins
     rel = radii[None, :] / exp[:, None]  # (n, bins-2)
     prior = np.exp(-0.5 * ((rel - 1.0) / 0.12) ** 2)[:, None, :]
     wide = ((rel > 0.72) & (rel < 1.32))[:, None, :]
@@ -135,6 +143,8 @@ def fit_circles(
             )
         step = polar[:, :, 2:] - polar[:, :, :-2]
         energy = np.einsum("nabc,nabc->nab", step, step) * prior * (narrow if it else wide)
+        if allowed is not None:
+            energy *= _inside(allowed, scale, c, radii, design[:, 1], design[:, 2])
         peak = energy.max(axis=2, keepdims=True)
         # The outline is the outermost strong step on each ray: a stripe's cap or a number
         # disc can be stronger, but it is never outside (the first pass takes the strongest).
@@ -155,7 +165,7 @@ def fit_circles(
         typical = np.median(e1, axis=1, keepdims=True)
         good = (e1 > 0.15 * typical) & (e1 > 0)
         sol = np.zeros((n, 3))
-        for _ in range(3):
+        for _ in range(2):
             sol = _weighted_fit(design, r, good)
             err = np.abs(sol @ design.T - r)
             med = np.nan_to_num(_masked_median(err, good))
@@ -177,6 +187,18 @@ def fit_circles(
         residual = float(np.sqrt(np.mean(err[i][ok] ** 2)))
         fits.append(CircleFit(c[i], float(fit_r[i]), float(exp[i]), support, residual))
     return fits
+
+
+def _inside(
+    allowed: np.ndarray, scale: int, c: np.ndarray, radii: np.ndarray, cos, sin
+) -> np.ndarray:
+    """(n, angles, radii) 1 where the polar sample lies where an outline may be, else 0."""
+    h, w = allowed.shape
+    x = (c[:, 0, None, None] + cos[None, :, None] * radii[None, None, :] - (scale - 1) / 2) / scale
+    y = (c[:, 1, None, None] + sin[None, :, None] * radii[None, None, :] - (scale - 1) / 2) / scale
+    ix = np.clip(np.round(x).astype(np.int64), 0, w - 1)
+    iy = np.clip(np.round(y).astype(np.int64), 0, h - 1)
+    return (allowed[iy, ix] > 0).astype(np.float32)
 
 
 def _masked_median(values: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -47,6 +47,8 @@ from vision.table_view import SCALE, TableView
 
 log = logging.getLogger(__name__)
 
+_STREAK_GAIN = 1.08
+
 
 class FrameError(RailbirdError, ValueError):
     """A frame the detector cannot use (wrong size, not a colour image)."""
@@ -88,12 +90,12 @@ class DetectorConfig:
     vote_fraction: float = 0.1
     min_support: float = 0.45
     radius_tolerance: float = 0.22
-    chroma_threshold: float = 0.14
+    chroma_threshold: float = 0.11
     bright_gain: float = 1.3
     dark_gain: float = 0.38
     occluder_min_balls: float = 2.5
     exposure_s: float = 1 / 120
-    min_streak_mm: float = 8.0
+    min_streak_mm: float = 14.0
     change_threshold: float = 36.0
 
 
@@ -167,31 +169,48 @@ class BallDetector:
             self._learn_cloth(image, index)
             if self._cloth is None:
                 return Detections.empty(index, time)
-        rect = self._changed(small)
-        if rect is None and self._previous is not None:
+        rects = self._changed(small)
+        if not rects and self._previous is not None:
             # Nothing moved: the balls, their names and the occluders are as they were.
             return self._restamp(self._previous, index, time)
-        if rect is None:
-            rect = (0, 0, *self.view.size)
-        x0, y0, x1, y1 = rect
-        sub = small[y0:y1, x0:x1]
-        mask, weight = self._foreign(sub, rect)
-        self._mask[y0:y1, x0:x1] = mask
-        self._weight[y0:y1, x0:x1] = weight
+        if not rects:
+            rects = [(0, 0, *self.view.size)]
+        for x0, y0, x1, y1 in rects:
+            mask, weight = self._foreign(small[y0:y1, x0:x1], (x0, y0, x1, y1))
+            self._mask[y0:y1, x0:x1] = mask
+            self._weight[y0:y1, x0:x1] = weight
         self._last_small = small
         if self._no_cloth(self._mask):
             log.warning("frame %d: the table's cloth is not visible; no balls reported", index)
             self._balls = []
             self._previous = None
             return Detections.empty(index, time)
-        kept = [b for b in self._balls if not _inside(self.view.to_working(b.centre_px), rect)]
+        kept = [
+            b
+            for b in self._balls
+            if not any(_inside(self.view.to_working(b.centre_px), r) for r in rects)
+        ]
+        candidates = []
+        for rect in rects:
+            x0, y0, x1, y1 = rect
+            for start, r in self._candidates(small[y0:y1, x0:x1], rect):
+                if _inside(self.view.to_working(start), rect) and not any(
+                    np.hypot(*(start - s)) < 1.2 * r for s, _ in candidates
+                ):
+                    candidates.append((start, r))
+        found = self._circles(image, candidates)
+        found = [
+            b for b in found if any(_inside(self.view.to_working(b.centre_px), r) for r in rects)
+        ]
         found = [
             b
-            for b in self._circles(image, sub, rect)
-            if _inside(self.view.to_working(b.centre_px), rect)
+            for rect in rects
+            for b in self._deblur(
+                [b for b in found if _inside(self.view.to_working(b.centre_px), rect)], rect
+            )
         ]
         balls, leftover = self._explain(self._mask, self._weight, kept + found)
-        streaks, occluded = self._leftovers(leftover, self._weight, balls)
+        balls, streaks, occluded = self._leftovers(leftover, self._weight, balls)
         balls = self._named(image, balls + streaks)
         self._balls = [b for b in balls if b.blur_mm is None]
         detections = self._detections(index, time, balls, occluded)
@@ -204,20 +223,30 @@ class BallDetector:
         self._previous = None
         self._balls = []
 
-    def _changed(self, small: np.ndarray) -> tuple[int, int, int, int] | None:
-        """The working-grid rectangle (x0, y0, x1, y1) around what changed since the last frame,
-        None when nothing did; the whole grid for the first frame."""
+    def _changed(self, small: np.ndarray) -> list[tuple[int, int, int, int]]:
+        """Working-grid rectangles (x0, y0, x1, y1) around what changed since the last frame,
+        one per separate change (three balls rolling apart give three small rectangles);
+        empty when nothing did; the whole grid for the first frame."""
         if self._last_small is None:
-            return (0, 0, *self.view.size)
+            return [(0, 0, *self.view.size)]
         diff = cv2.transform(cv2.absdiff(small, self._last_small), np.ones((1, 3), np.float32))
         changed = cv2.compare(diff, self.config.change_threshold, cv2.CMP_GT)
         changed = cv2.bitwise_and(changed, self.view.roi)
         if cv2.countNonZero(changed) < 3:
-            return None
-        x, y, w, h = cv2.boundingRect(changed)
+            return []
         pad = math.ceil(2.5 * float(self._radius_small.max())) + 4
+        contours, _ = cv2.findContours(changed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         gw, gh = self.view.size
-        return (max(x - pad, 0), max(y - pad, 0), min(x + w + pad, gw), min(y + h + pad, gh))
+        rects = []
+        for contour in contours:
+            x, y, w, h = cv2.boundingRect(contour)
+            rects.append(
+                (max(x - pad, 0), max(y - pad, 0), min(x + w + pad, gw), min(y + h + pad, gh))
+            )
+        rects = _merge(rects)
+        if sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in rects) > 0.6 * gw * gh:
+            return [(0, 0, gw, gh)]  # most of the table changed: one search is cheaper
+        return rects
 
     @staticmethod
     def _restamp(previous: Detections, index: int, time: float) -> Detections:
@@ -263,6 +292,7 @@ class BallDetector:
         self._cloth = cloth
         if cloth is not None:
             self._inv_bb = 1.0 / ((cloth * cloth).sum(axis=2) + 1.0)
+            self._cloth_level = float(np.median(cloth[self.view.bed > 0].max(axis=1)))
 
     # Foreign pixels ----------------------------------------------------------------------------
 
@@ -287,8 +317,9 @@ class BallDetector:
                 (1.0 - gain) * (1.0 / (1.0 - cfg.dark_gain)),
             ),
         )
-        weight = np.clip(weight * 2.0 - 1.0, 0.0, 1.0) * self._bed[y0:y1, x0:x1]
-        mask = (weight >= 0.5).astype(np.uint8) * 255
+        # Foreign from a score of 1 (the thresholds); the soft weight starts a little below.
+        weight = np.clip((weight - 0.6) * 2.5, 0.0, 1.0) * self._bed[y0:y1, x0:x1]
+        mask = (weight >= 0.999).astype(np.uint8) * 255
         return mask, weight
 
     def _no_cloth(self, foreign: np.ndarray) -> bool:
@@ -297,9 +328,10 @@ class BallDetector:
 
     # Balls -------------------------------------------------------------------------------------
 
-    def _circles(
-        self, image: np.ndarray, small: np.ndarray, rect: tuple[int, int, int, int]
-    ) -> list[_Ball]:
+    def _candidates(
+        self, small: np.ndarray, rect: tuple[int, int, int, int]
+    ) -> list[tuple[np.ndarray, float]]:
+        """Candidate centres (full-resolution pixels) and expected radii within a rectangle."""
         cfg = self.config
         x0, y0, x1, y1 = rect
         ys, xs, cos, sin, _ = circles.edge_directions(
@@ -307,18 +339,31 @@ class BallDetector:
         )
         radius = self._radius_small[y0:y1, x0:x1]
         acc = circles.vote(small.shape[:2], ys, xs, cos, sin, radius)
-        starts, expected = [], []
+        out: list[tuple[np.ndarray, float]] = []
         for px, py in circles.peaks(acc, self._vote_min[y0:y1, x0:x1], 5):
-            x, y = px + x0, py + y0
-            if self.view.roi[int(y), int(x)] == 0:
+            x, y = int(px + x0), int(py + y0)
+            if self.view.roi[y, x] == 0:
                 continue
-            start = self.view.to_full(np.array((x, y)))
-            if any(np.hypot(*(s - start)) < 1.2 * self.view.radius[int(y), int(x)] for s in starts):
+            start = self.view.to_full(np.array((px + x0, py + y0)))
+            r = float(self.view.radius[y, x])
+            if any(np.hypot(*(s - start)) < 1.2 * r for s, _ in out):
                 continue
-            starts.append(start)
-            expected.append(float(self.view.radius[int(y), int(x)]))
+            out.append((start, r))
+        return out
+
+    def _circles(
+        self, image: np.ndarray, candidates: list[tuple[np.ndarray, float]]
+    ) -> list[_Ball]:
+        """Fit all candidates at once and keep the ones that are balls."""
+        cfg = self.config
+        if not candidates:
+            return []
+        starts = [s for s, _ in candidates]
+        expected = [r for _, r in candidates]
         found: list[_Ball] = []
-        fits = circles.fit_circles(image, np.array(starts), np.array(expected))
+        fits = circles.fit_circles(
+            image, np.array(starts), np.array(expected), allowed=self.view.outline
+        )
         for start, fit in zip(starts, fits, strict=True):
             r = fit.expected
             if fit.support < cfg.min_support:
@@ -329,8 +374,64 @@ class BallDetector:
                 continue
             if any(np.hypot(*(b.centre_px - fit.centre)) < 1.5 * b.radius_px for b in found):
                 continue
-            found.append(_Ball(fit.centre, r, fit.support, fit.residual))
+            if not _on(self.view.bed, self.view.to_working(fit.centre)) and not self._lit(
+                image, fit.centre, r
+            ):
+                continue  # the dark hole of a pocket, not a ball in its jaws
+            found.append(_Ball(fit.centre, fit.radius, fit.support, fit.residual))
         return found
+
+    def _lit(self, image: np.ndarray, centre: np.ndarray, radius: float) -> bool:
+        """Whether a disc has the light of a ball (a highlight at least), not a pocket's dark."""
+        r = max(int(radius * 0.7), 1)
+        x, y = round(float(centre[0])), round(float(centre[1]))
+        patch = image[max(y - r, 0) : y + r + 1, max(x - r, 0) : x + r + 1]
+        if patch.size == 0:
+            return False
+        return float(np.percentile(patch.max(axis=2), 90)) > 0.6 * self._cloth_level
+
+    def _deblur(self, balls: list[_Ball], rect: tuple[int, int, int, int]) -> list[_Ball]:
+        """Balls whose foreign blob, theirs alone, is drawn out into a streak: the blob's middle
+        is the centre at mid-exposure and its length the travel over the exposure."""
+        x0, y0, x1, y1 = rect
+        _, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(
+            np.ascontiguousarray(self._mask[y0:y1, x0:x1]), 8, cv2.CV_32S, cv2.CCL_GRANA
+        )
+        owners: dict[int, list[int]] = {}
+        for i, b in enumerate(balls):
+            # The component most of the ball's disc lies in (its centre may be a highlight).
+            c = self.view.to_working(b.centre_px) - (x0, y0)
+            reach = max(int(0.6 * b.radius_px / SCALE), 1)
+            ix, iy = round(float(c[0])), round(float(c[1]))
+            patch = labels[max(iy - reach, 0) : iy + reach + 1, max(ix - reach, 0) : ix + reach + 1]
+            counts = np.bincount(patch.ravel())
+            counts[0] = 0
+            if counts.size > 1 and counts.max() > 0:
+                owners.setdefault(int(np.argmax(counts)), []).append(i)
+        out = list(balls)
+        for label, members in owners.items():
+            if len(members) != 1:
+                continue
+            b = balls[members[0]]
+            sx, sy, sw, sh = (int(v) for v in stats[label, :4])
+            r = b.radius_px / SCALE
+            if max(sw, sh) < 2 * r + 2.5:
+                continue  # round: a ball at rest (or too slow to tell)
+            bx0, by0 = max(x0 + sx - 1, 0), max(y0 + sy - 1, 0)
+            if (self.view.bed[by0 : y0 + sy + sh + 1, bx0 : x0 + sx + sw + 1] == 0).any():
+                continue  # cut by a cushion: its shape says nothing of motion
+            inside = labels[sy : sy + sh, sx : sx + sw] == label
+            w = inside * self._weight[y0 + sy : y0 + sy + sh, x0 + sx : x0 + sx + sw]
+            streak = self._streak(w, (x0 + sx, y0 + sy), r)
+            if streak is None or streak.blur_mm is None:
+                continue
+            half_travel_px = 0.5 * np.hypot(*streak.blur_mm) / (BALL_RADIUS_MM / b.radius_px)
+            if np.hypot(*(streak.centre_px - b.centre_px)) > half_travel_px + 0.3 * b.radius_px:
+                continue  # the outline fitted is not on this streak's axis: not one ball's blur
+            out[members[0]] = dataclasses.replace(
+                b, centre_px=streak.centre_px, blur_mm=streak.blur_mm, support=min(b.support, 0.9)
+            )
+        return out
 
     def _explain(
         self, foreign: np.ndarray, weight: np.ndarray, balls: list[_Ball]
@@ -341,29 +442,34 @@ class BallDetector:
         kept = []
         for b in balls:
             c = self.view.to_working(b.centre_px)
-            r = b.radius_px / SCALE
-            reach = math.ceil(r * 1.25)
-            x0, y0 = max(int(c[0]) - reach, 0), max(int(c[1]) - reach, 0)
-            x1, y1 = min(int(c[0]) + reach + 2, w), min(int(c[1]) + reach + 2, h)
-            yy, xx = np.mgrid[y0:y1, x0:x1]
-            disc = (xx - c[0]) ** 2 + (yy - c[1]) ** 2 <= (r * 1.25) ** 2
-            cover = float(weight[y0:y1, x0:x1][disc].mean()) if disc.any() else 0.0
-            if cover < 0.25 and b.support < 0.8:
-                continue
+            r = b.radius_px / SCALE * 1.25
+            if b.like is None:  # a new ball: it must cover foreign pixels (or be very round)
+                x0, y0 = max(int(c[0] - r), 0), max(int(c[1] - r), 0)
+                x1, y1 = min(int(c[0] + r) + 2, w), min(int(c[1] + r) + 2, h)
+                yy, xx = np.ogrid[y0:y1, x0:x1]
+                disc = (xx - c[0]) ** 2 + (yy - c[1]) ** 2 <= r * r
+                cover = float(weight[y0:y1, x0:x1][disc].mean()) if disc.any() else 0.0
+                if cover < 0.25 and b.support < 0.8:
+                    continue
             kept.append(b)
-            covered[y0:y1, x0:x1][disc] = 255
+            centre = (round(float(c[0]) * 16), round(float(c[1]) * 16))
+            cv2.circle(covered, centre, round(r * 16), 255, -1, cv2.LINE_8, 4)
         leftover = cv2.bitwise_and(foreign, cv2.bitwise_not(covered))
         leftover = cv2.morphologyEx(leftover, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         return kept, leftover
 
     def _leftovers(
         self, leftover: np.ndarray, weight: np.ndarray, balls: list[_Ball]
-    ) -> tuple[list[_Ball], tuple[Polygon, ...]]:
-        """Streaks (blurred balls) and occluders among the foreign pixels no ball explains."""
+    ) -> tuple[list[_Ball], list[_Ball], tuple[Polygon, ...]]:
+        """Streaks (blurred balls) and occluders among the foreign pixels no ball explains;
+        and the balls, less the weak ones on an occluder (a hand's knuckles, a cue's tip)."""
         cfg = self.config
-        count, labels, stats, _ = cv2.connectedComponentsWithStats(leftover, connectivity=8)
+        count, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(
+            leftover, 8, cv2.CV_32S, cv2.CCL_GRANA
+        )
         streaks: list[_Ball] = []
         polygons: list[Polygon] = []
+        occluders = np.zeros(leftover.shape, dtype=np.uint8)
         for i in range(1, count):
             area = stats[i, cv2.CC_STAT_AREA]
             x0, y0, bw, bh = (stats[i, k] for k in range(4))
@@ -379,7 +485,16 @@ class BallDetector:
                 streaks.append(streak)
             elif area >= cfg.occluder_min_balls * ball_area:
                 polygons.extend(self._polygons(sub, (x0, y0)))
-        return streaks, tuple(polygons)
+                occluders[y0 : y0 + bh, x0 : x0 + bw] |= (sub > 0).astype(np.uint8)
+        if polygons:
+            reach = math.ceil(float(self._radius_small.max()) * 1.3)
+            near = cv2.dilate(occluders, np.ones((2 * reach + 1, 2 * reach + 1), np.uint8))
+            balls = [
+                b
+                for b in balls
+                if b.support >= 0.8 or not _on(near, self.view.to_working(b.centre_px))
+            ]
+        return balls, streaks, tuple(polygons)
 
     def _streak(self, w: np.ndarray, origin: tuple[int, int], r: float) -> _Ball | None:
         """A capsule about a ball wide: a ball blurred by its motion over the exposure."""
@@ -403,12 +518,19 @@ class BallDetector:
         # A disc of radius r has variance r^2/4 along any axis; a capsule adds l^2/12 along it.
         if not 0.12 * r * r < minor < 0.5 * r * r:
             return None
-        length = math.sqrt(max(12.0 * (major - minor), 0.0))
+        axis = evecs[:, 1]
+        # The streak's extent along its axis is the travel plus one ball diameter.
+        # Along it, the coverage falls off over the travel at each end; the faint ends are cut
+        # by the foreign threshold, measured at a low level of it and scaled back.
+        faint = w >= 0.05
+        along = (dx[faint] * axis[0] + dy[faint] * axis[1]) if faint.any() else np.zeros(1)
+        extent = float(along.max() - along.min()) + 1.0
+        length = max(extent - 2.0 * r, 0.0) * _STREAK_GAIN if major > minor * 1.15 else 0.0
+        log.debug("streak extent %.2f r %.2f var %.2f %.2f", extent, r, major, minor)
         if length > 14 * r or total < 0.5 * math.pi * r * r * 0.6:
             return None
         centre_small = np.array((mx + origin[0], my + origin[1]))
         centre = self.view.to_full(centre_small)
-        axis = evecs[:, 1]
         ends_px = np.array([centre + axis * length * SCALE / 2, centre - axis * length * SCALE / 2])
         ends = self.calibration.camera.to_table(ends_px, BALL_RADIUS_MM)
         travel = ends[0] - ends[1]
@@ -438,8 +560,8 @@ class BallDetector:
         out = []
         for b in balls:
             if b.like is None:
-                pix = _disc_lab(image, b.centre_px, b.radius_px)
-                like = identity.likelihoods(ball_pixels(pix), self.colours)
+                disc, ring = _disc_lab(image, b.centre_px, b.radius_px)
+                like = identity.likelihoods(ball_pixels(disc), self.colours, ball_pixels(ring))
                 b = dataclasses.replace(b, like=like)
             out.append(b)
         return out
@@ -494,17 +616,45 @@ class BallDetector:
         return -travel if float(np.dot(came_from, travel)) > 0 else travel
 
 
+def _merge(rects: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """Overlapping rectangles merged into their bounding rectangles, until none overlap."""
+    out = list(rects)
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(out)):
+            for j in range(i + 1, len(out)):
+                a, b = out[i], out[j]
+                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                    out[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+                    del out[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    return out
+
+
+def _on(mask: np.ndarray, p: np.ndarray) -> bool:
+    ix, iy = round(float(p[0])), round(float(p[1]))
+    return 0 <= iy < mask.shape[0] and 0 <= ix < mask.shape[1] and bool(mask[iy, ix])
+
+
 def _inside(p: np.ndarray, rect: tuple[int, int, int, int]) -> bool:
     return rect[0] <= p[0] < rect[2] and rect[1] <= p[1] < rect[3]
 
 
-def _disc_lab(image: np.ndarray, centre: np.ndarray, radius: float) -> np.ndarray:
+def _disc_lab(
+    image: np.ndarray, centre: np.ndarray, radius: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """A ball's Lab pixels: its disc (rim left out) and the ring just inside its rim."""
     h, w = image.shape[:2]
     r = math.ceil(radius) + 1
     x0, y0 = max(int(centre[0]) - r, 0), max(int(centre[1]) - r, 0)
     x1, y1 = min(int(centre[0]) + r + 1, w), min(int(centre[1]) + r + 1, h)
     patch = cv2.cvtColor(np.ascontiguousarray(image[y0:y1, x0:x1]), cv2.COLOR_BGR2LAB)
-    return disc_pixels(patch, centre - (x0, y0), radius)
+    c = centre - (x0, y0)
+    return disc_pixels(patch, c, radius), disc_pixels(patch, c, radius, 0.97, 0.7)
 
 
 def occluder_area_mm2(polygons: tuple[Polygon, ...]) -> float:

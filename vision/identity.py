@@ -27,14 +27,27 @@ _STRIPED = np.array([b.striped for b in _IDS])
 _EPS = 1e-9
 
 
-def likelihoods(stats: BallPixels, model: ColourModel) -> np.ndarray:
-    """Relative likelihood of each ball id (16,) given one ball's pixel statistics."""
+def likelihoods(
+    stats: BallPixels, model: ColourModel, ring: BallPixels | None = None
+) -> np.ndarray:
+    """Relative likelihood of each ball id (16,) given one ball's pixel statistics.
+
+    Args:
+        stats: The ball's disc (its rim left out).
+        model: The colour model.
+        ring: The ring just inside the rim: a stripe seen end-on from above is a white cap
+            with its band only there, which tells it from the cue ball.
+    """
     w = stats.white_fraction
     colour = stats.colour_lab
     out = np.zeros(_N)
     # Pattern: the cue ball is white all over; a stripe shows a white cap or two; a solid
     # shows at most its number disc (and a highlight).
     p_cue = _gauss(1.0 - w, 0.0, 0.06)
+    if ring is not None:
+        p_cue *= _gauss(ring.colour_fraction, 0.0, 0.1)
+        if colour is None or stats.colour_fraction < 0.1:
+            colour = ring.colour_lab or colour
     p_solid = _gauss(w, 0.06, 0.09) + 0.02
     p_stripe = _gauss(w, 0.55, 0.2) + 0.02
     if stats.colour_fraction < 0.04 and stats.dark_fraction < 0.2:
@@ -74,13 +87,13 @@ def _colour_match(colour: tuple[float, ...], target: tuple[float, ...], spread: 
     ca, cb = colour[1] - 128.0, colour[2] - 128.0
     ta, tb = target[1] - 128.0, target[2] - 128.0
     chroma, target_chroma = math.hypot(ca, cb), math.hypot(ta, tb)
-    dl = (colour[0] - target[0]) / (2.2 * spread)
+    dl = (colour[0] - target[0]) / (3.0 * spread)
     if chroma < 8.0 or target_chroma < 8.0:
         dc = (chroma - target_chroma) / spread
         return math.exp(-0.5 * (dl * dl + dc * dc))
     dh = math.degrees(math.atan2(cb, ca) - math.atan2(tb, ta))
     dh = (dh + 180.0) % 360.0 - 180.0
-    hue_sd = 9.0 + 120.0 / max(chroma, 1.0)  # hue is vaguer for a weakly coloured patch
+    hue_sd = 5.0 + 60.0 / max(chroma, 1.0)  # hue is vaguer for a weakly coloured patch
     dc = math.log(chroma / target_chroma) / 0.6
     return math.exp(-0.5 * ((dh / hue_sd) ** 2 + dl * dl + dc * dc))
 

@@ -36,6 +36,7 @@ class TableView:
         table_xy: (h, w, 2) float32 table mm of each working pixel on the plane of ball centres.
         roi: (h, w) uint8, 255 where a ball's pixels may be (playing surface and pocket mouths).
         bed: (h, w) uint8, 255 on the playing surface only (where the cloth model holds).
+        outline: (H, W) uint8 at full resolution, 255 where a ball's outline may lie.
         radius: (h, w) float32 expected ball radius in full-resolution pixels.
         cloth: (h, w, 3) float32 predicted empty-cloth BGR (None when the shading is unknown).
     """
@@ -51,6 +52,10 @@ class TableView:
         self.table_xy = _plane_points(camera, full.reshape(-1, 2), BALL_RADIUS_MM).reshape(h, w, 2)
         self.roi = _roi(table, self.table_xy)
         self.bed = _bed(table, self.table_xy)
+        # Full resolution, to the millimetre: where a ball's outline may lie (a ball frozen to
+        # a cushion reaches its nose, on the plane of ball centres, and no further).
+        full_xy = cv2.resize(self.table_xy, (width, height), interpolation=cv2.INTER_LINEAR)
+        self.outline = _roi(table, full_xy, margin=1.0)
         self.radius = _radius_map(camera, self.table_xy)
         self.cloth_lab = colours.cloth_lab
         self.cloth = self.predict_cloth(colours)
@@ -88,10 +93,9 @@ def _plane_points(camera: CameraModel, pixels: np.ndarray, z_mm: float) -> np.nd
     return np.nan_to_num(xy, nan=1e7).astype(np.float32)
 
 
-def _roi(table: TableSpec, xy: np.ndarray) -> np.ndarray:
+def _roi(table: TableSpec, xy: np.ndarray, margin: float = 4.0) -> np.ndarray:
     """Where ball pixels can be: inside the cushion noses (seen on the plane of ball centres, a
     ball against a cushion reaches the nose line) or in a pocket opening."""
-    margin = 4.0
     x, y = xy[..., 0], xy[..., 1]
     inside = (np.abs(x) <= table.length / 2 + margin) & (np.abs(y) <= table.width / 2 + margin)
     for pocket in table.pockets:

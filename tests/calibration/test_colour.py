@@ -10,6 +10,7 @@ from calibration.colour import (
     ball_pixels,
     default_colour_model,
     learn_colour_model,
+    placed_from_pixels,
     rgb_to_lab,
 )
 from hardware.sim.render import CLOTH_BGR, ClothColour
@@ -82,3 +83,18 @@ def test_learning_refuses_a_frame_without_cloth(racked) -> None:
     noise = np.random.default_rng(0).integers(0, 256, (720, 1280, 3), dtype=np.uint8)
     with pytest.raises(CalibrationError, match="cloth"):
         learn_colour_model(noise, cam, scenes.TABLE, balls)
+
+
+def test_balls_named_by_clicking_teach_their_colours(racked) -> None:
+    cam, balls, image = racked
+    clicks = {
+        b: tuple(cam.project(np.array([[*balls[b], scenes.R]]))[0])
+        for b in (BallId.CUE, BallId.TWO, BallId.EIGHT)
+    }
+    placed = placed_from_pixels(cam, clicks)
+    for b, p in placed.items():
+        assert np.hypot(p[0] - balls[b][0], p[1] - balls[b][1]) < 0.5
+    model = learn_colour_model(image, cam, scenes.TABLE, placed, source="named balls")
+    assert model.colour_of(BallId.TWO).lab[2] < 110  # blue, measured
+    assert model.colour_of(BallId.CUE).lab[0] > 170  # white, measured
+    assert model.source == "named balls"

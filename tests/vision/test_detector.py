@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hardware.sim.render import ClothColour
+from hardware.sim.render import ClothColour, RenderConfig, TableRenderer
 from rules.balls import BallId
 from tests.vision import scenes
 from vision.detections import BALL_ORDER, Detections
@@ -138,3 +138,26 @@ def test_config_is_a_frozen_value() -> None:
     cfg = DetectorConfig()
     with pytest.raises(AttributeError):
         cfg.edge_threshold = 1.0  # type: ignore[misc]
+
+
+def test_a_streak_gives_the_mid_exposure_centre_and_the_speed() -> None:
+    cfg = RenderConfig(blur_subframes=8)
+    renderer = TableRenderer(scenes.TABLE, CAMERA, cfg)
+    balls = {BallId.CUE: (-400.0, 100.0), BallId.THREE: (300.0, -200.0)}
+    vel = {BallId.CUE: (3000.0, 0.0), BallId.THREE: (-1500.0, 2000.0)}
+    d = BallDetector(CALIBRATION).detect(renderer.render(scenes.Moving(balls, vel).exposure(cfg)))
+    rows, errors = match(d, balls)
+    assert (rows >= 0).all() and len(d) == 2
+    assert errors.max() < 3.0
+    for ball, row in zip(balls, rows, strict=True):
+        got, want = d.blur_velocity[row], np.array(vel[ball])
+        assert np.hypot(*got) == pytest.approx(np.hypot(*want), rel=0.25)
+        # A streak alone does not say which way: the axis is right, the sign may not be.
+        assert abs(np.dot(got, want)) / (np.hypot(*got) * np.hypot(*want)) > 0.97
+
+
+def test_balls_at_rest_report_no_blur() -> None:
+    balls = scenes.random_layout(np.random.default_rng(9), 12)
+    image = scenes.renderer(CAMERA).render(scenes.snapshot(balls, np.random.default_rng(9)))
+    d = BallDetector(CALIBRATION).detect(image)
+    assert np.isnan(d.blur_velocity).all()

@@ -1,0 +1,226 @@
+"""The ball detector: accuracy on the virtual table (exact truth), speed on one core, real data.
+
+Run: ``PYTHONPATH=. python -m bench --only vision`` (or ``python -m bench.vision [--quick]``;
+not ``python bench/vision.py``, whose folder on the path would hide the ``vision`` package).
+
+- At rest: racks, balls on cushions / in jaws / frozen together, and random layouts, randomly
+  turned, on four cloth colours under three lightings (lens fall-off 0.15 / 0.3 / 0.45) through
+  cameras of three tilts, 1280x720 with sensor noise and JPEG 90. Recall, precision, centre
+  error (median, p99) in mm, identity accuracy.
+- Moving: random layouts rolling at 0.3-5 m/s, motion blur over a 1/120 s exposure (8
+  sub-frames): recall, centre error at mid-exposure, blur speed / true speed.
+- Speed (one thread): a session of frames (balls at rest, then a shot with three balls rolling
+  for a second, then rest), per-frame median and p99 ms; and the full search of a whole frame
+  (nothing reused) alone.
+- Real data (when ``../shared/data/real`` is there): see `bench/_vision_real.py`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from bench import _vision_real
+from hardware.sim.render import ClothColour, RenderConfig, TableRenderer
+from rules.balls import BallId
+from tests.vision import scenes
+from vision.detections import BALL_ORDER, Detections
+from vision.detector import BallDetector
+
+RESULTS = Path(__file__).resolve().parent / "results" / "vision.json"
+GATE_MM = 20.0
+
+
+def _score(d: Detections, truth: dict[BallId, tuple[float, float]]) -> dict[str, list]:
+    """Greedy one-to-one matching of detections to true balls within the gate."""
+    pts = np.array(list(truth.values()), dtype=float).reshape(-1, 2)
+    ids = list(truth)
+    errors, named, unmatched = [], [], set(range(len(d)))
+    if len(d):
+        dist = np.hypot(*(pts[:, None, :] - d.positions[None]).transpose(2, 0, 1))
+        for k in np.argsort(dist.min(axis=1)):
+            free = [j for j in unmatched if dist[k, j] < GATE_MM]
+            if not free:
+                continue
+            j = min(free, key=lambda j: dist[k, j])
+            unmatched.discard(j)
+            errors.append(float(dist[k, j]))
+            named.append(BALL_ORDER[int(np.argmax(d.identity[j]))] == ids[k])
+    return {
+        "errors": errors,
+        "named": named,
+        "true": [len(pts)],
+        "false": [len(unmatched)],
+    }
+
+
+def _merge(total: dict[str, list], part: dict[str, list]) -> None:
+    for key, values in part.items():
+        total.setdefault(key, []).extend(values)
+
+
+def _figures(total: dict[str, list]) -> dict[str, float]:
+    errors = np.array(total.get("errors", []))
+    found, true, false = len(errors), sum(total["true"]), sum(total["false"])
+    return {
+        "balls": true,
+        "recall": round(found / max(true, 1), 4),
+        "precision": round(found / max(found + false, 1), 4),
+        "median_error_mm": round(float(np.median(errors)), 3) if found else None,
+        "p99_error_mm": round(float(np.percentile(errors, 99)), 3) if found else None,
+        "identity_accuracy": round(float(np.mean(total["named"])), 4) if found else None,
+    }
+
+
+def at_rest(quick: bool) -> dict[str, float]:
+    """Balls at rest over cloths, lightings and camera tilts."""
+    rng = np.random.default_rng(11)
+    total: dict[str, list] = {}
+    randoms = 1 if quick else 3
+    for tilt in (0.0, 3.0) if quick else (-3.0, 0.0, 3.0):
+        cam = scenes.camera(tilt_deg=tilt)
+        cal = scenes.calibration_for(cam)
+        for cloth in ClothColour:
+            for vignetting in (0.3,) if quick else (0.15, 0.3, 0.45):
+                seed = int(rng.integers(1 << 30))
+                r = TableRenderer(
+                    scenes.TABLE, cam, RenderConfig(cloth=cloth, vignetting=vignetting, seed=seed)
+                )
+                layouts = [scenes.rack(), scenes.hard_places()]
+                layouts += [scenes.random_layout(rng) for _ in range(randoms)]
+                for balls in layouts:
+                    image = r.render(scenes.snapshot(balls, rng), frame_index=seed % 1000)
+                    _merge(total, _score(BallDetector(cal).detect(image), balls))
+    return _figures(total)
+
+
+def moving(quick: bool) -> dict[str, float]:
+    """Balls rolling fast, blurred over the exposure."""
+    rng = np.random.default_rng(12)
+    cam = scenes.camera()
+    cal = scenes.calibration_for(cam)
+    total: dict[str, list] = {}
+    ratios = []
+    for cloth in ClothColour:
+        cfg = RenderConfig(cloth=cloth, blur_subframes=8)
+        r = TableRenderer(scenes.TABLE, cam, cfg)
+        for _ in range(2 if quick else 6):
+            balls = scenes.random_layout(rng, 10)
+            speed = rng.uniform(300, 5000, len(balls))
+            angle = rng.uniform(0, 2 * np.pi, len(balls))
+            vel = {
+                b: (float(s * np.cos(a)), float(s * np.sin(a)))
+                for b, s, a in zip(balls, speed, angle, strict=True)
+            }
+            d = BallDetector(cal).detect(r.render(scenes.Moving(balls, vel).exposure(cfg)))
+            _merge(total, _score(d, balls))
+            for b, p in balls.items():
+                if len(d) == 0:
+                    continue
+                dist = np.hypot(*(d.positions - p).T)
+                j = int(np.argmin(dist))
+                if dist[j] < GATE_MM and not np.isnan(d.blur_velocity[j, 0]):
+                    ratios.append(np.hypot(*d.blur_velocity[j]) / np.hypot(*vel[b]))
+    figures = _figures(total)
+    figures.pop("identity_accuracy")
+    figures["blur_speed_ratio_median"] = round(float(np.median(ratios)), 3) if ratios else None
+    figures["blur_speed_ratio_iqr"] = (
+        round(float(np.subtract(*np.percentile(ratios, [75, 25]))), 3) if ratios else None
+    )
+    figures["blur_reported_share"] = round(len(ratios) / max(len(total["errors"]), 1), 3)
+    return figures
+
+
+def _session(frames_rest: int, frames_shot: int, fps: float = 60.0) -> list[np.ndarray]:
+    """Frames of a session: 16 balls resting, three of them rolling for a while, resting."""
+    rng = np.random.default_rng(13)
+    cam = scenes.camera()
+    cfg = RenderConfig(blur_subframes=4)
+    r = TableRenderer(scenes.TABLE, cam, cfg)
+    balls = scenes.random_layout(rng)
+    rolling = list(balls)[:3]
+    vel = {b: (0.0, 0.0) for b in balls}
+    for b in rolling:
+        a = rng.uniform(0, 2 * np.pi)
+        vel[b] = (1200 * np.cos(a), 1200 * np.sin(a))
+    frames = []
+    hx, hy = scenes.TABLE.length / 2 - scenes.R, scenes.TABLE.width / 2 - scenes.R
+    for i in range(frames_rest + frames_shot + frames_rest):
+        t = min(max(i - frames_rest, 0), frames_shot) / fps
+        moving_now = frames_rest <= i < frames_rest + frames_shot
+        pos = {}
+        for b, p in balls.items():
+            x = np.clip(p[0] + vel[b][0] * t * np.exp(-t), -hx, hx)
+            y = np.clip(p[1] + vel[b][1] * t * np.exp(-t), -hy, hy)
+            pos[b] = (float(x), float(y))
+        v = {b: (vel[b][0] if moving_now else 0.0, vel[b][1] if moving_now else 0.0) for b in balls}
+        frames.append(r.render(scenes.Moving(pos, v).exposure(cfg), frame_index=i))
+    return frames
+
+
+def speed(quick: bool) -> dict[str, float]:
+    """Milliseconds per 1280x720 frame on one thread."""
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        cal = scenes.calibration_for(scenes.camera())
+        rest, shot = (30, 30) if quick else (90, 60)
+        frames = _session(rest, shot)
+        detector = BallDetector(cal)
+        detector.detect(frames[0])
+        wall, cpu = [], []
+        for i, f in enumerate(frames[1:], 1):
+            t0, c0 = time.perf_counter(), time.process_time()
+            detector.detect(f, i, i / 60)
+            wall.append(time.perf_counter() - t0)
+            cpu.append(time.process_time() - c0)
+        full_wall, full_cpu = [], []
+        for f in frames[:: 10 if quick else 4]:
+            detector.reset()
+            t0, c0 = time.perf_counter(), time.process_time()
+            detector.detect(f)
+            full_wall.append(time.perf_counter() - t0)
+            full_cpu.append(time.process_time() - c0)
+    finally:
+        cv2.setNumThreads(threads)
+    ms = lambda v, q: round(float(np.percentile(np.array(v) * 1e3, q)), 2)  # noqa: E731
+    return {
+        "session_frames": len(wall),
+        "session_median_ms": ms(wall, 50),
+        "session_p99_ms": ms(wall, 99),
+        "session_median_cpu_ms": ms(cpu, 50),
+        "session_p99_cpu_ms": ms(cpu, 99),
+        "shot_frames": shot,
+        "shot_median_cpu_ms": ms(cpu[rest - 1 : rest - 1 + shot], 50),
+        "shot_p99_cpu_ms": ms(cpu[rest - 1 : rest - 1 + shot], 99),
+        "full_frame_median_ms": ms(full_wall, 50),
+        "full_frame_p99_ms": ms(full_wall, 99),
+        "full_frame_median_cpu_ms": ms(full_cpu, 50),
+    }
+
+
+def run(quick: bool) -> dict:
+    """All the detector's figures (the ``python -m bench`` entry point)."""
+    figures = {"at_rest": at_rest(quick), "moving": moving(quick), "speed": speed(quick)}
+    figures["real"] = _vision_real.run(quick)
+    return figures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    figures = run(args.quick)
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,66 @@
+"""Identity: colour evidence per ball, and the frame-wide assignment (each ball exists once)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from calibration.colour import BallPixels, default_colour_model
+from rules.balls import BallId
+from vision import identity
+from vision.detections import BALL_ORDER
+
+MODEL = default_colour_model()
+
+
+def pixels(white: float, colour_of: BallId | None, dark: float = 0.0) -> BallPixels:
+    lab = MODEL.colour_of(colour_of).lab if colour_of is not None else None
+    return BallPixels(white, dark, lab, 1.0 - white - dark, MODEL.white_lab if white else None)
+
+
+@pytest.mark.parametrize(
+    "stats, want",
+    [
+        (pixels(1.0, None), BallId.CUE),
+        (pixels(0.05, BallId.ONE), BallId.ONE),
+        (pixels(0.6, BallId.ONE), BallId.NINE),  # yellow band and white caps: the 9
+        (pixels(0.08, BallId.SEVEN), BallId.SEVEN),
+        (pixels(0.05, None, dark=0.9), BallId.EIGHT),
+        (pixels(0.55, BallId.FOUR), BallId.TWELVE),
+    ],
+)
+def test_colour_and_white_share_name_the_ball(stats: BallPixels, want: BallId) -> None:
+    like = identity.likelihoods(stats, MODEL)
+    assert BALL_ORDER[int(np.argmax(like))] is want
+
+
+def test_probabilities_leave_room_for_unknown() -> None:
+    like = np.zeros((2, 16))
+    like[0, 3] = 1.0
+    like[1, :] = 1e-6  # nothing fits: mostly unknown
+    prob = identity.probabilities(like)
+    assert prob[0, 3] == pytest.approx(0.97)
+    assert prob[1].sum() < 0.01
+
+
+def test_each_ball_is_assigned_once_and_a_rival_loses_it() -> None:
+    prob = np.zeros((2, 16))
+    prob[0, 1] = 0.95  # surely the 1
+    prob[1, 1], prob[1, 5] = 0.5, 0.45  # the 1 or the 5 (yellow or orange in dim light)
+    assigned, revised = identity.assign(prob, np.array([0.99, 0.99]))
+    assert list(assigned) == [1, 5]
+    assert revised[1, 5] > revised[1, 1]
+    assert revised[1].sum() == pytest.approx(prob[1].sum())
+
+
+def test_an_unnamed_row_is_not_forced_onto_a_ball() -> None:
+    prob = np.zeros((2, 16))
+    prob[0, 0] = 0.97
+    prob[1, 0] = 0.02  # a faint cue-ball likeness, mostly unknown
+    assigned, _ = identity.assign(prob, np.ones(2))
+    assert assigned[0] == 0 and assigned[1] == -1
+
+
+def test_no_rows_no_assignment() -> None:
+    assigned, revised = identity.assign(np.zeros((0, 16)), np.zeros(0))
+    assert assigned.shape == (0,) and revised.shape == (0, 16)
