@@ -6,14 +6,12 @@ with the scenario's exact ones: did it see the right number of shots, the right 
 ball, the right set of pocketed balls, and does the referee's call (foul or not, and which
 rule) agree with the referee's call on the exact shots. Also: replay frames per second.
 
-    PYTHONPATH=. python bench/pipeline.py [--quick]
+    PYTHONPATH=. python -m bench --only pipeline [--quick]
 """
 
 from __future__ import annotations
 
-import json
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -111,7 +109,3 @@ def run(quick: bool) -> dict:
         "foul_call_agreement": totals["foul_call_right"] / shots,
         "replay_fps_1thread_median": statistics.median(fps),
     }
-
-
-if __name__ == "__main__":
-    print(json.dumps(run("--quick" in sys.argv), indent=1))
