@@ -80,5 +80,10 @@ def main() -> dict:
     return figures
 
 
+def run(quick: bool) -> dict:
+    """The harness entry point (`python -m bench`): the same figures, quick or not."""
+    return main()
+
+
 if __name__ == "__main__":
     main()

@@ -70,5 +70,11 @@ def main(n: int = 50) -> dict:
     return report
 
 
+def run(quick: bool) -> dict:
+    """The harness entry point (`python -m bench`): break simulation times over seeds."""
+    report = main(10 if quick else 50)
+    return {k: v for k, v in report.items() if isinstance(v, dict | int)}
+
+
 if __name__ == "__main__":
     main(int(sys.argv[1]) if len(sys.argv) > 1 else 50)

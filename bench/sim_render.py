@@ -128,7 +128,31 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=200)
     args = parser.parse_args()
+    measure(args.frames, verbose=True)
+    return 0
+
+
+def run(quick: bool) -> dict:
+    """The harness entry point (`python -m bench`): render cost per frame, one thread."""
+    result = measure(40 if quick else 200, verbose=False)
+    return {
+        "cases": result["cases"],
+        "sprite_outline_error_max_px": result["sprite_outline_error_max_px"],
+        "ball_blob_centroid_error_px": result["ball_blob_centroid_error_px"],
+    }
+
+
+def measure(frames: int, verbose: bool) -> dict:
+    """Time the renderer over ``frames`` frames per case; print when ``verbose``."""
+    threads = cv2.getNumThreads()
     cv2.setNumThreads(1)
+    try:
+        return _measure(frames, verbose)
+    finally:
+        cv2.setNumThreads(threads)
+
+
+def _measure(frames: int, verbose: bool) -> dict:
     table = TableSpec.standard("9ft")
     camera = CameraModel.overhead(table, tilt_deg=2.0, yaw_deg=0.8, distortion=MILD_BARREL)
     scene = _RollingBalls(table)
@@ -144,13 +168,13 @@ def main() -> int:
     clean = TableRenderer(table, camera, RenderConfig().clean)
     blur = TableRenderer(table, camera, dataclasses.replace(RenderConfig(), blur_subframes=8))
     cases = {
-        "clean (no noise, no JPEG, no blur)": _summary(_time_frames(clean, scene, args.frames)),
-        "default (noise 2, JPEG 90, no blur)": _summary(_time_frames(default, scene, args.frames)),
+        "clean (no noise, no JPEG, no blur)": _summary(_time_frames(clean, scene, frames)),
+        "default (noise 2, JPEG 90, no blur)": _summary(_time_frames(default, scene, frames)),
         "blur 8 sub-frames, 16 balls moving (+ noise, JPEG)": _summary(
-            _time_frames(blur, scene, max(20, args.frames // 4))
+            _time_frames(blur, scene, max(20, frames // 4))
         ),
         "blur 8 sub-frames, 2 balls moving (+ noise, JPEG)": _summary(
-            _time_frames(blur, _RollingBalls(table, moving=2), max(20, args.frames // 4))
+            _time_frames(blur, _RollingBalls(table, moving=2), max(20, frames // 4))
         ),
     }
     hx, hy = table.length / 2 - BALL_RADIUS_MM, table.width / 2 - BALL_RADIUS_MM
@@ -177,6 +201,10 @@ def main() -> int:
             "max": round(float(centroid.max()), 3),
         },
     }
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    if not verbose:
+        return result
     for name, figures in cases.items():
         wall, cpu = figures["median_ms"], figures["median_cpu_ms"]
         print(
@@ -191,10 +219,8 @@ def main() -> int:
         f"ball colour-blob centroid vs projected centre ({len(centroid)} spots, rails included):"
         f" median {np.median(centroid):.3f} px, max {centroid.max():.3f} px"
     )
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {RESULTS}")
-    return 0
+    return result
 
 
 if __name__ == "__main__":

@@ -88,3 +88,14 @@ def test_the_decode_benchmark_reads_every_frame_of_its_clip(tmp_path: Path) -> N
     assert frames == 12 and fps > 0
     again = table_clip(160, 90, frames=12, directory=tmp_path)  # cached, not rewritten
     assert again.path.stat().st_mtime_ns == clip.path.stat().st_mtime_ns
+
+
+def test_every_benchmark_module_has_the_harness_entry_point() -> None:
+    import ast
+    from pathlib import Path
+
+    bench = Path(__file__).resolve().parents[2] / "bench"
+    for path in sorted(bench.glob("[!_]*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+        assert "run" in names, f"{path.name} has no run(quick) for python -m bench"
