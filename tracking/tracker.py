@@ -404,8 +404,10 @@ class Tracker:
         radius = np.full(n, np.nan)
         rest = np.full(n, np.nan)
         measured = np.full((n, 2), np.nan)
+        measured_sigma = np.full(n, np.nan)
         for row, col in matches.items():
             measured[row] = det.positions[col]
+            measured_sigma[row] = det.sigma[col]
         for row, track in enumerate(self._tracks):
             if track.kf is None:
                 continue
@@ -433,5 +435,6 @@ class Tracker:
             radius,
             rest,
             measured,
+            measured_sigma,
             departures,
         )
