@@ -134,25 +134,22 @@ class Segmenter:
         noise = self._velocity_noise(f1, f2, live)
         reach = self._d + self.config.touch_tolerance_mm + np.hypot(*v_in.T) * dt
         events = []
-        for a in range(len(live)):
-            for b in range(a + 1, len(live)):
-                if not (moving[a] or moving[b]):
-                    continue
-                if np.hypot(*(p0[a] - p0[b])) > reach[a] + reach[b]:
-                    continue
-                event = self._pair_contact(
-                    live[a],
-                    live[b],
-                    f0,
-                    (p0[a], p0[b]),
-                    (p1[a], p1[b]),
-                    (v_before[a], v_before[b]),
-                    (v_out[a], v_out[b]),
-                    dt,
-                    max(noise[a], noise[b]),
-                )
-                if event is not None:
-                    events.append(event)
+        gaps = np.hypot(*(p0[:, None, :] - p0[None, :, :]).transpose(2, 0, 1))
+        near = (gaps <= reach[:, None] + reach[None, :]) & (moving[:, None] | moving[None, :])
+        for a, b in zip(*np.nonzero(np.triu(near, 1)), strict=True):
+            event = self._pair_contact(
+                live[a],
+                live[b],
+                f0,
+                (p0[a], p0[b]),
+                (p1[a], p1[b]),
+                (v_before[a], v_before[b]),
+                (v_out[a], v_out[b]),
+                dt,
+                max(noise[a], noise[b]),
+            )
+            if event is not None:
+                events.append(event)
         return events
 
     def _pair_contact(self, ra, rb, f0, p0, p1, v_before, v_out, dt, noise):

@@ -247,7 +247,10 @@ class Tracker:
             track.kf.reseed_from(z, track.last_z, t - track.last_seen, sigma)
         else:
             track.kf.update(z, sigma)
-        self._check_rest(track, t)
+        speed = float(np.hypot(*track.kf.velocity))
+        # Only a slow ball can be coming to rest; the fit is not worth running for the others.
+        if speed < 10 * self.config.rest_speed + 2 * sigma / self.config.rest_window:
+            self._check_rest(track, t)
 
     def _check_rest(self, track: _Track, t: float) -> None:
         """At rest once a straight-line fit over the last `rest_window` gives a speed under
