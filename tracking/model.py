@@ -126,6 +126,7 @@ class TrackFrame:
         radius_px: (16,) apparent radius of the matched detection (nan when unseen).
         rest_since: (16,) time each resting ball came to rest (nan when not at rest).
         measured: (16, 2) the matched detection's position this frame (nan when unseen).
+        measured_sigma: (16,) that detection's position sigma, mm (nan when unseen).
         departures: Balls that left play in this frame.
     """
 
@@ -139,6 +140,7 @@ class TrackFrame:
     radius_px: np.ndarray = field(repr=False)
     rest_since: np.ndarray = field(repr=False)
     measured: np.ndarray = field(repr=False)
+    measured_sigma: np.ndarray = field(repr=False)
     departures: tuple[Departure, ...] = ()
     _on_table: np.ndarray = field(init=False, repr=False)
     _moving: np.ndarray = field(init=False, repr=False)

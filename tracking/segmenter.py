@@ -31,6 +31,10 @@ from tracking.model import BALLS, CUE_ROW, BallStatus, TrackFrame
 _CUSHION_K = 4
 """Frames each side of a cushion rebound used for its chord velocities."""
 
+_REACH_MM = 120.0
+"""How far from a nose a sampled centre may be at a rebound between frames (a 7 m/s ball at
+60 fps); the fitted lines then decide whether it touched."""
+
 SETTLE_REST_S = 5.0
 """A ball that drops after resting this long dropped on its own (second rule 3.21)."""
 
@@ -64,7 +68,7 @@ class Segmenter:
         self._frames: deque[TrackFrame] = deque(maxlen=2 * _CUSHION_K + 1)
         self._in_shot = False
         self._pair_last: dict[tuple[int, int], float] = {}
-        self._cushion_last: dict[int, float] = {}
+        self._cushion_last: dict[tuple[int, object], float] = {}
         self._in_pocket: dict[int, object] = {}
         self._rest_reported: set[int] = set()
         self._strike_time = -math.inf
@@ -83,13 +87,13 @@ class Segmenter:
         self._frames.append(frame)
         events: list[ShotEvent] = []
         events += self._departures(frame)
-        if len(self._frames) >= 3:
-            f0, f1, f2 = self._frames[-3], self._frames[-2], self._frames[-1]
-            contacts = self._ball_contacts(f0, f1, f2)
+        if len(self._frames) >= 4:
+            f0, f1, f2, f3 = (self._frames[i] for i in (-4, -3, -2, -1))
+            contacts = self._ball_contacts(f0, f1, f2, f3)
             events += contacts
             events += self._starts(f0, f1, f2, contacts)
         events += self._cushion_contacts()
-        if len(self._frames) >= 3:
+        if len(self._frames) >= 4:
             events += self._rebounds(f1)
         events += self._rest(frame)
         events.sort(key=lambda e: e.time)
@@ -97,10 +101,13 @@ class Segmenter:
 
     # -- helpers --------------------------------------------------------------------------------
 
-    def _velocity_noise(self, f0: TrackFrame, f1: TrackFrame, rows: np.ndarray) -> np.ndarray:
-        dt = max(f1.time - f0.time, 1e-6)
-        sig = np.nan_to_num(f1.sigma[rows], nan=5.0)
-        return np.sqrt(2.0) * sig / dt
+    def _velocity_noise(self, frames: list[TrackFrame], rows: np.ndarray, dt: np.ndarray):
+        """Noise of a velocity measured over ``dt`` from vision's position sigma (not the
+        filter's: a ball missed for a frame has a wide prediction but sharp measurements)."""
+        stacked = np.array([f.measured_sigma[rows] for f in frames])
+        sig = np.max(np.nan_to_num(stacked, nan=0.0), axis=0)
+        sig = np.where(sig > 0, sig, 2.0)
+        return np.sqrt(2.0) * sig / np.maximum(dt, 1e-6)
 
     def _kicked(self, v_in: np.ndarray, v_out: np.ndarray, noise: float) -> float:
         """How clearly a velocity changed: the change over its threshold (>1 is a kick)."""
@@ -110,45 +117,48 @@ class Segmenter:
 
     # -- ball-ball ------------------------------------------------------------------------------
 
-    def _ball_contacts(self, f0: TrackFrame, f1: TrackFrame, f2: TrackFrame) -> list[ShotEvent]:
-        """Contacts inside (f0.time, f1.time], judged with the step f1 -> f2 as 'after'."""
+    def _ball_contacts(
+        self, f0: TrackFrame, f1: TrackFrame, f2: TrackFrame, f3: TrackFrame
+    ) -> list[ShotEvent]:
+        """Contacts inside (f0.time, f1.time], judged with the step f1 -> f2 as 'after' (or
+        f1 -> f3 for a ball vision missed in f2: a missed frame right after a contact must not
+        hide the kick)."""
         dt = f1.time - f0.time
-        dt_after = f2.time - f1.time
-        if dt <= 0 or dt_after <= 0:
+        if dt <= 0 or f2.time <= f1.time or f3.time < f2.time:
             return []
         live = np.flatnonzero(f0.on_table & f1.on_table & ~np.isnan(f1.positions[:, 0]))
         if len(live) < 2:
             return []
-        p0, p1, p2 = f0.positions[live], f1.positions[live], f2.positions[live]
+        p0, p1 = f0.positions[live], f1.positions[live]
+        use_f3 = ~f2.seen[live] & f3.seen[live] & (f3.time > f2.time)
+        p2 = np.where(use_f3[:, None], f3.positions[live], f2.positions[live])
         p2 = np.where(np.isnan(p2), p1, p2)
+        dt_after = np.where(use_f3, f3.time - f1.time, f2.time - f1.time)
         v_in = (p1 - p0) / dt
         # The filter's velocity at f0 is the cleanest 'before' for balls that were moving.
         v_before = np.where(f0.moving[live][:, None], f0.velocities[live], 0.0)
-        v_out = (p2 - p1) / dt_after
+        v_out = (p2 - p1) / dt_after[:, None]
         # A contact inside (f0, f1] needs one of the two moving by f1.
         moving = f0.moving[live] | f1.moving[live]
-        noise = self._velocity_noise(f1, f2, live)
+        noise = self._velocity_noise([f0, f1, f2, f3], live, dt_after)
         reach = self._d + self.config.touch_tolerance_mm + np.hypot(*v_in.T) * dt
         events = []
-        for a in range(len(live)):
-            for b in range(a + 1, len(live)):
-                if not (moving[a] or moving[b]):
-                    continue
-                if np.hypot(*(p0[a] - p0[b])) > reach[a] + reach[b]:
-                    continue
-                event = self._pair_contact(
-                    live[a],
-                    live[b],
-                    f0,
-                    (p0[a], p0[b]),
-                    (p1[a], p1[b]),
-                    (v_before[a], v_before[b]),
-                    (v_out[a], v_out[b]),
-                    dt,
-                    max(noise[a], noise[b]),
-                )
-                if event is not None:
-                    events.append(event)
+        gaps = np.hypot(*(p0[:, None, :] - p0[None, :, :]).transpose(2, 0, 1))
+        near = (gaps <= reach[:, None] + reach[None, :]) & (moving[:, None] | moving[None, :])
+        for a, b in zip(*np.nonzero(np.triu(near, 1)), strict=True):
+            event = self._pair_contact(
+                live[a],
+                live[b],
+                f0,
+                (p0[a], p0[b]),
+                (p1[a], p1[b]),
+                (v_before[a], v_before[b]),
+                (v_out[a], v_out[b]),
+                dt,
+                max(noise[a], noise[b]),
+            )
+            if event is not None:
+                events.append(event)
         return events
 
     def _pair_contact(self, ra, rb, f0, p0, p1, v_before, v_out, dt, noise):
@@ -360,26 +370,39 @@ class Segmenter:
         centre = window[k]
         live = np.ones(len(BALLS), dtype=bool)
         for f in window:
-            live &= f.on_table & f.seen
+            live &= f.on_table
         live &= centre.moving | window[k - 1].moving | window[k + 1].moving
+        seen = np.array([f.seen for f in window])  # (2k+1, 16)
+        enough = (seen[:k].sum(axis=0) >= 2) & (seen[k + 1 :].sum(axis=0) >= 2)
         events = []
-        for r in np.flatnonzero(live):
-            pts = np.array([f.positions[r] for f in window])
-            if self._geo.edge_gap(*pts[k]) > self._d / 2 + self.config.touch_tolerance_mm:
+        for r in np.flatnonzero(live & enough):
+            pts = np.array([f.measured[r] if f.seen[r] else f.positions[r] for f in window])
+            if (
+                self._geo.edge_gap(*pts[k])
+                > self._d / 2 + self.config.touch_tolerance_mm + _REACH_MM
+            ):
                 continue
-            if centre.time - self._cushion_last.get(int(r), -math.inf) < 0.1:
+            event = self._cushion_event(int(r), window, pts, seen[:, r])
+            if event is None:
                 continue
-            event = self._cushion_event(int(r), window, pts)
-            if event is not None:
-                self._cushion_last[int(r)] = event.time
-                events.append(event)
+            # One rebound per cushion is seen from several centre frames; a corner is two.
+            key = (int(r), event.cushion)
+            if event.time - self._cushion_last.get(key, -math.inf) < 0.15:
+                continue
+            self._cushion_last[key] = event.time
+            events.append(event)
         return events
 
-    def _cushion_event(self, r: int, window: list[TrackFrame], pts: np.ndarray):
+    def _cushion_event(
+        self, r: int, window: list[TrackFrame], pts: np.ndarray, seen: np.ndarray
+    ) -> ShotEvent | None:
         k = _CUSHION_K
         rad, tol = self._d / 2, self.config.touch_tolerance_mm
         times = np.array([f.time for f in window])
-        sigma = float(np.nan_to_num(window[k].sigma[r], nan=2.0))
+        sigmas = np.array([f.measured_sigma[r] for f in window])
+        sigma = float(np.nanmedian(sigmas)) if seen.any() else 2.0
+        before = np.flatnonzero(seen[:k])
+        after = k + 1 + np.flatnonzero(seen[k + 1 :])
         best = None
         for seg in self._cushions:
             n = np.array(seg.normal)
@@ -389,20 +412,28 @@ class Segmenter:
             if not -0.1 <= s <= 1.1:
                 continue
             dist = (pts - start) @ n
-            if dist[k] - rad > tol or dist[k] > dist.min() + 2 * sigma:
+            if dist[k] - rad > tol + _REACH_MM or dist[k] > dist.min() + 2 * sigma:
                 continue
-            vn_in, noise_in = _slope(times[:k], dist[:k], sigma)
-            vn_out, noise_out = _slope(times[k + 1 :], dist[k + 1 :], sigma)
+            vn_in, noise_in = _slope(times[before], dist[before], sigma)
+            vn_out, noise_out = _slope(times[after], dist[after], sigma)
             noise = math.hypot(noise_in, noise_out)
             turn = max(self.config.min_turn_mm_s, self.config.noise_sigmas * noise)
             if vn_in >= -0.5 * turn or vn_out <= 0.25 * turn or vn_out - vn_in < turn:
                 continue
             # When the centre was one radius from the nose, by each fitted line carried on.
-            tin = times[k - 1] + (dist[k - 1] - rad) / -vn_in
-            tout = times[k + 1] - (dist[k + 1] - rad) / vn_out
-            lo, hi = times[k - 1], times[k + 1]
+            t_in0, d_in0 = times[before].mean(), dist[before].mean()
+            t_out0, d_out0 = times[after].mean(), dist[after].mean()
+            # Between frames a fast ball gets closer than any sample shows: the incoming and
+            # outgoing lines must meet within touching distance of the nose.
+            t_meet = (d_out0 - d_in0 + vn_in * t_in0 - vn_out * t_out0) / (vn_in - vn_out)
+            if d_in0 + vn_in * (t_meet - t_in0) - rad > tol:
+                continue
+            tin = t_in0 + (d_in0 - rad) / -vn_in
+            tout = t_out0 - (d_out0 - rad) / vn_out
+            lo, hi = times[before[-1]], times[after[0]]
             t = float(np.clip(0.5 * (tin + tout), lo, hi))
-            uncertainty = float(np.clip(abs(tin - tout) / 2, 0.25 * (hi - lo) / 2, (hi - lo) / 2))
+            half = (hi - lo) / 2
+            uncertainty = float(np.clip(abs(tin - tout) / 2, 0.25 * half, half))
             if best is None or dist[k] < best[0]:
                 best = (dist[k], seg.id, t, uncertainty)
         if best is None:

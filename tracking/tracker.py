@@ -51,6 +51,7 @@ class _Track:
     pending_start: int = 0
     gone_at: float = -math.inf
     radius_px: float = math.nan
+    entered: PocketId | None = None
     history: deque = field(default_factory=lambda: deque(maxlen=64))
 
 
@@ -215,6 +216,11 @@ class Tracker:
             self._update_resting(track, z, sigma, t, dt)
         else:
             self._update_moving(track, z, sigma, t)
+        inside = self._geo.pocket_at(z[0], z[1])
+        if inside is not None:
+            track.entered = inside
+        elif self.table.on_playing_surface((z[0], z[1])):
+            track.entered = None
         track.last_seen = t
         track.last_z = z.copy()
         track.last_sigma = sigma
@@ -247,7 +253,10 @@ class Tracker:
             track.kf.reseed_from(z, track.last_z, t - track.last_seen, sigma)
         else:
             track.kf.update(z, sigma)
-        self._check_rest(track, t)
+        speed = float(np.hypot(*track.kf.velocity))
+        # Only a slow ball can be coming to rest; the fit is not worth running for the others.
+        if speed < 10 * self.config.rest_speed + 2 * sigma / self.config.rest_window:
+            self._check_rest(track, t)
 
     def _check_rest(self, track: _Track, t: float) -> None:
         """At rest once a straight-line fit over the last `rest_window` gives a speed under
@@ -280,12 +289,11 @@ class Tracker:
             track.moving_before_hidden = track.status is BallStatus.MOVING
             track.status = BallStatus.HIDDEN
         last = track.last_z if track.last_z is not None else track.kf.position
-        pocket = self._pocket_near(last)
+        # A ball last seen through a pocket opening went that way, wherever it was last seen.
+        pocket = track.entered or self._pocket_near(last)
         if pocket is not None and not self.config.sensors:
             unseen_for = t - track.last_seen
-            if self._geo.pocket_at(last[0], last[1]) is not None and (
-                unseen_for >= self.config.vision_pocket_delay
-            ):
+            if track.entered is not None and (unseen_for >= self.config.vision_pocket_delay):
                 departures.append(self._depart_vision(row, track, pocket, t))
                 return
         if pocket is None and self._beyond_cushion(last):
@@ -363,6 +371,8 @@ class Tracker:
             if track.status is not BallStatus.HIDDEN or track.last_z is None:
                 continue
             d = math.dist((track.last_z[0], track.last_z[1]), mouth)
+            if track.entered is signal.pocket:
+                d = 0.0
             if d < reach and d < best_d:
                 best, best_d = row, d
         return best
@@ -389,7 +399,7 @@ class Tracker:
         for row, track in enumerate(self._tracks):
             if track.status is not BallStatus.HIDDEN or track.last_z is None:
                 continue
-            pocket = self._geo.pocket_at(track.last_z[0], track.last_z[1])
+            pocket = track.entered
             if pocket is not None and t - track.last_seen >= self.config.signal_window:
                 out.append(self._depart_vision(row, track, pocket, t))
         return out
@@ -404,8 +414,10 @@ class Tracker:
         radius = np.full(n, np.nan)
         rest = np.full(n, np.nan)
         measured = np.full((n, 2), np.nan)
+        measured_sigma = np.full(n, np.nan)
         for row, col in matches.items():
             measured[row] = det.positions[col]
+            measured_sigma[row] = det.sigma[col]
         for row, track in enumerate(self._tracks):
             if track.kf is None:
                 continue
@@ -433,5 +445,6 @@ class Tracker:
             radius,
             rest,
             measured,
+            measured_sigma,
             departures,
         )

@@ -142,3 +142,20 @@ def test_same_seed_same_result() -> None:
     b = run(render(sim, 9, miss=0.05), sim.signals)
     assert a.events == b.events
     assert a.shots == b.shots
+
+
+def test_a_ball_through_a_pocket_opening_is_not_off_the_table_rule_3_11() -> None:
+    # Into the side pocket at an angle: the last sighting is past the rail line beside the
+    # mouth, but the ball was seen inside the opening on its way.
+    start, end = np.array([200.0, -400.0]), np.array([-90.0, -715.0])
+    path = [start] * 30 + [start + (end - start) * s for s in np.linspace(0, 1, 10)]
+    dets = [
+        Detections.of(k, k / 60, [p], identity=one_hot([BallId.THREE])) for k, p in enumerate(path)
+    ] + [Detections.empty(k, k / 60) for k in range(len(path), len(path) + 30)]
+    assert any(TABLE.pocket_at((float(p[0]), float(p[1]))) for p in path)
+    signal = PocketSignal(PocketId.SIDE_RIGHT, (len(path) + 3) / 60)
+    result = run(dets, (signal,))
+    assert [(e.ball, e.pocket) for e in result.of_kind(EventKind.POCKETED)] == [
+        (BallId.THREE, PocketId.SIDE_RIGHT)
+    ]
+    assert result.of_kind(EventKind.LEFT_TABLE) == []

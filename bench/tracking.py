@@ -1,0 +1,212 @@
+"""Tracking and shot-event figures: cost per frame, event accuracy, real-data cushion counts.
+
+    PYTHONPATH=. python -m bench.tracking [--quick]
+
+`run(quick)` returns the figures as a dict (the `python -m bench` harness calls it) and writes
+them to bench/results/tracking.json. The synthetic corpus is the hand-made shots of
+tests/tracking/synth.py (straight rolling with deceleration, elastic collisions, cushion
+reflections, pockets), seeded, with noise, missed detections and occluders; it is not the virtual
+table, whose physics is another issue's.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from calibration.table import TableSpec
+from rules.balls import OBJECT_BALLS, BallId
+from rules.events import EventKind
+from rules.table import RackShape
+from tests.tracking.helpers import identity_swaps, matched
+from tests.tracking.helpers import run as run_pipeline
+from tests.tracking.synth import TABLE, Occlusion, box, render, simulate
+from tracking.model import TrackerConfig
+from tracking.segmenter import Segmenter
+from tracking.tracker import Tracker
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "results" / "tracking.json"
+REAL = Path("/work/shared/data/real/pro-9ball-trajectories")
+FRAME = 1 / 60
+
+log = logging.getLogger(__name__)
+
+
+def _random_shot(rng: np.random.Generator):
+    n = int(rng.integers(2, 7))
+    balls = [BallId.CUE, *rng.choice(np.array(OBJECT_BALLS), n, replace=False)]
+    layout: dict = {}
+    for b in balls:
+        while True:
+            p = (rng.uniform(-1150, 1150), rng.uniform(-520, 520))
+            if all(np.hypot(p[0] - q[0], p[1] - q[1]) > 70 for q in layout.values()):
+                layout[BallId(b)] = p
+                break
+    # Aim at an object ball most of the time, with a random cut.
+    target = np.array(layout[BallId(balls[1])]) - np.array(layout[BallId.CUE])
+    angle = np.arctan2(target[1], target[0]) + rng.normal(0.0, 0.05)
+    if rng.random() < 0.2:
+        angle = rng.uniform(-np.pi, np.pi)
+    speed = rng.uniform(1200, 4000)
+    return layout, (speed * np.cos(angle), speed * np.sin(angle))
+
+
+def _cost_per_frame(quick: bool) -> dict:
+    """Tracker + segmenter CPU time per frame for 16 balls (process time, so other work on a
+    shared machine does not count): all at rest, and through a break (all moving)."""
+    slots = TABLE.rack_slots(RackShape.TRIANGLE)
+    layout = {b: slots[i] for i, b in enumerate(OBJECT_BALLS)}
+    layout[BallId.CUE] = (-800.0, 10.0)
+    sim = simulate(layout, (9000.0, 0.0), strike_time=0.3, max_time=2.0 if quick else 4.0)
+    dets = render(sim, 0, sigma=1.5)
+    out = {}
+    for name, frames in (("break_16_balls", dets), ("rest_16_balls", [dets[0]] * len(dets))):
+        best = []
+        for _ in range(3):
+            tracker, segmenter = Tracker(TABLE), Segmenter(TABLE)
+            times = []
+            for k, d in enumerate(frames):
+                if name == "rest_16_balls":
+                    d = type(d).of(k, k * FRAME, d.positions, sigma=d.sigma, identity=d.identity)
+                t0 = time.process_time()
+                segmenter.update(tracker.update(d))
+                times.append(time.process_time() - t0)
+            best.append(statistics.median(times) * 1e3)
+        out[f"{name}_ms_median"] = round(min(best), 3)
+    return out
+
+
+def _synthetic(quick: bool) -> dict:
+    rng = np.random.default_rng(2026)
+    n_shots = 30 if quick else 150
+    first_ok = first_total = 0
+    split_truth = split_flagged = 0
+    counts = {"cushion": [0, 0, 0], "ball": [0, 0, 0]}
+    end_errors: list[float] = []
+    swaps = 0
+    pocket_ok = {"sensors": 0, "vision": 0}
+    shots_done = 0
+    for i in range(n_shots):
+        layout, strike = _random_shot(rng)
+        sim = simulate(layout, strike, max_time=12.0)
+        occl = ()
+        if rng.random() < 0.3:
+            cx, cy = layout[BallId.CUE]
+            occl = (Occlusion(box(cx - 150.0, cy, 120.0), 0.0, 0.45),)
+        dets = render(sim, i, sigma=1.5, miss=0.02, occlusions=occl)
+        result = run_pipeline(dets, sim.signals)
+        if not result.shots:
+            continue
+        shots_done += 1
+        shot = result.shots[0]
+        truth_cue = [e for e in sim.of_kind(EventKind.BALL_BALL) if BallId.CUE in e.balls]
+        truth_first = truth_cue[0].balls[1] if truth_cue else None
+        found_first = shot.first_contact.ball if shot.first_contact else None
+        first_total += 1
+        is_split = len(truth_cue) > 1 and truth_cue[1].time - truth_cue[0].time < 0.004
+        split_truth += is_split
+        if shot.first_contact is not None and shot.first_contact.is_split:
+            split_flagged += 1
+            first_ok += truth_first in shot.first_contact.candidates
+        else:
+            first_ok += found_first == truth_first
+        for kind, key in ((EventKind.BALL_CUSHION, "cushion"), (EventKind.BALL_BALL, "ball")):
+            tp, fp, fn = matched(sim.of_kind(kind), result.of_kind(kind), 2 * FRAME)
+            counts[key] = [a + b for a, b in zip(counts[key], (tp, fp, fn), strict=True)]
+        if shot.end_time is not None:
+            end_errors.append(abs(shot.end_time - sim.end_time))
+        swaps += identity_swaps(sim, result) > 0
+        truth_pocketed = {e.ball for e in sim.of_kind(EventKind.POCKETED)}
+        pocket_ok["sensors"] += set(shot.pocketed) == truth_pocketed
+        vision = run_pipeline(dets, (), TrackerConfig(sensors=False))
+        got = set(vision.shots[0].pocketed) if vision.shots else set()
+        pocket_ok["vision"] += got == truth_pocketed
+
+    def f1(tp: int, fp: int, fn: int) -> float:
+        return round(2 * tp / max(2 * tp + fp + fn, 1), 4)
+
+    return {
+        "shots": shots_done,
+        "first_contact_right": round(first_ok / max(first_total, 1), 4),
+        "split_hits_in_truth": split_truth,
+        "split_hits_flagged": split_flagged,
+        "cushion_f1": f1(*counts["cushion"]),
+        "cushion_tp_fp_fn": counts["cushion"],
+        "ball_ball_f1": f1(*counts["ball"]),
+        "ball_ball_tp_fp_fn": counts["ball"],
+        "shot_end_error_s_median": round(statistics.median(end_errors), 3) if end_errors else None,
+        "shot_end_within_0.3s": round(
+            sum(e <= 0.3 for e in end_errors) / max(len(end_errors), 1), 4
+        ),
+        "shots_without_id_swap": round(1 - swaps / max(shots_done, 1), 4),
+        "pocketed_set_right_with_sensors": round(pocket_ok["sensors"] / max(shots_done, 1), 4),
+        "pocketed_set_right_vision_only": round(pocket_ok["vision"] / max(shots_done, 1), 4),
+    }
+
+
+def _real(quick: bool) -> dict:
+    """Cushion contacts per shot against the labelled count of the pro 9-ball data set."""
+    if not REAL.exists():
+        return {"skipped": "real pro-9ball data absent"}
+    from tracking.pipeline import segment, track, with_signals
+    from tracking.pro_tracks import detections_of, fit_frame, iter_shots
+    from tracking.segmenter import SegmenterConfig
+
+    table = TableSpec.standard("9ft")
+    rows = []
+    config = SegmenterConfig(touch_tolerance_mm=40.0)
+    for match in sorted(REAL.iterdir()):
+        shots = list(iter_shots(match))
+        frame = fit_frame(shots, table)
+        for shot in shots[:15] if quick else shots:
+            if shot.cushions is None:
+                continue
+            dets = detections_of(shot, frame, sigma_mm=5.0)
+            events = []
+            for _, evs in segment(table, track(table, with_signals(dets, ())), config):
+                events += evs
+            cue = sum(e.kind is EventKind.BALL_CUSHION and e.ball is BallId.CUE for e in events)
+            total = sum(e.kind is EventKind.BALL_CUSHION for e in events)
+            cue_track = next((t for t in shot.tracks if t.ball is BallId.CUE), None)
+            still_moving = False
+            if cue_track is not None and len(cue_track.times) > 4:
+                tail = cue_track.xy[-4:] * frame.scale_along
+                span = cue_track.times[-1] - cue_track.times[-4]
+                still_moving = float(np.hypot(*(tail[-1] - tail[0]))) / max(span, 1e-3) > 100
+            rows.append((shot.cushions, cue, total, still_moving))
+    a = np.array([(r[0], r[1], r[2]) for r in rows])
+    moving = np.array([r[3] for r in rows])
+    return {
+        "shots": len(rows),
+        "cue_cushions_agree": round(float(np.mean(a[:, 0] == a[:, 1])), 4),
+        "cue_cushions_within_one": round(float(np.mean(np.abs(a[:, 0] - a[:, 1]) <= 1)), 4),
+        "all_balls_cushions_agree": round(float(np.mean(a[:, 0] == a[:, 2])), 4),
+        "label_mean": round(float(a[:, 0].mean()), 3),
+        "found_cue_mean": round(float(a[:, 1].mean()), 3),
+        "cue_track_ends_while_moving": round(float(moving.mean()), 4),
+    }
+
+
+def run(quick: bool) -> dict:
+    """All tracking figures; ``quick`` runs a smaller corpus."""
+    figures = {
+        "cost": _cost_per_frame(quick),
+        "synthetic": _synthetic(quick),
+        "real_pro_9ball": _real(quick),
+        "quick": quick,
+    }
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+    return figures
+
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.WARNING)
+    print(json.dumps(run("--quick" in sys.argv), indent=2))
