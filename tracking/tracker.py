@@ -156,11 +156,16 @@ class Tracker:
         id_cost = identity_cost(detections.identity, detections.unknown)
         # A new or re-spotted ball needs its identity from vision, not just a free detection.
         p_id = detections.identity
+        # Balls come onto the table by hand, onto the cloth: a ball seen in a pocket's opening
+        # (a pocketed one sinking, darkened) is never a new ball.
+        in_pocket = np.array(
+            [self._geo.pocket_at(x, y) is not None for x, y in detections.positions], dtype=bool
+        )
         for row in rows:
             status = self._tracks[row].status
             if not status.on_table:
                 need = _NEW_ID if status is BallStatus.UNSEEN else _RESPAWN_ID
-                weak = p_id[:, row] < need
+                weak = (p_id[:, row] < need) | in_pocket
                 id_cost[row, weak] = np.inf
         found = assign(
             np.array(predicted, dtype=float),

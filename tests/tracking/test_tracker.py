@@ -159,3 +159,24 @@ def test_a_ball_through_a_pocket_opening_is_not_off_the_table_rule_3_11() -> Non
         (BallId.THREE, PocketId.SIDE_RIGHT)
     ]
     assert result.of_kind(EventKind.LEFT_TABLE) == []
+
+
+def test_a_ball_seen_sinking_in_a_pocket_is_never_a_new_ball() -> None:
+    from calibration.table import TableSpec
+    from rules.balls import BallId
+    from rules.table import PocketId
+    from tracking.tracker import Tracker
+    from vision.detections import Detections, one_hot
+
+    table = TableSpec.standard("9ft")
+    tracker = Tracker(table)
+    cue = (-600.0, 0.0)
+    throat = table.pocket(PocketId.FOOT_RIGHT).centre
+    for k in range(10):
+        # The cue ball at rest; something dark, named the 8 by vision, in the pocket's throat.
+        detections = Detections.of(
+            k, k / 60, [cue, throat], identity=one_hot([BallId.CUE, BallId.EIGHT], 0.95)
+        )
+        frame = tracker.update(detections)
+    assert not frame.status_of(BallId.EIGHT).on_table
+    assert frame.status_of(BallId.CUE).on_table
