@@ -87,13 +87,13 @@ class Segmenter:
         self._frames.append(frame)
         events: list[ShotEvent] = []
         events += self._departures(frame)
-        if len(self._frames) >= 4:
-            f0, f1, f2, f3 = (self._frames[i] for i in (-4, -3, -2, -1))
-            contacts = self._ball_contacts(f0, f1, f2, f3)
+        if len(self._frames) >= 3:
+            f0, f1, f2 = self._frames[-3], self._frames[-2], self._frames[-1]
+            contacts = self._ball_contacts(f0, f1, f2)
             events += contacts
             events += self._starts(f0, f1, f2, contacts)
         events += self._cushion_contacts()
-        if len(self._frames) >= 4:
+        if len(self._frames) >= 3:
             events += self._rebounds(f1)
         events += self._rest(frame)
         events.sort(key=lambda e: e.time)
@@ -101,13 +101,10 @@ class Segmenter:
 
     # -- helpers --------------------------------------------------------------------------------
 
-    def _velocity_noise(self, frames: list[TrackFrame], rows: np.ndarray, dt: np.ndarray):
-        """Noise of a velocity measured over ``dt`` from vision's position sigma (not the
-        filter's: a ball missed for a frame has a wide prediction but sharp measurements)."""
-        stacked = np.array([f.measured_sigma[rows] for f in frames])
-        sig = np.max(np.nan_to_num(stacked, nan=0.0), axis=0)
-        sig = np.where(sig > 0, sig, 2.0)
-        return np.sqrt(2.0) * sig / np.maximum(dt, 1e-6)
+    def _velocity_noise(self, f0: TrackFrame, f1: TrackFrame, rows: np.ndarray) -> np.ndarray:
+        dt = max(f1.time - f0.time, 1e-6)
+        sig = np.nan_to_num(f1.sigma[rows], nan=5.0)
+        return np.sqrt(2.0) * sig / dt
 
     def _kicked(self, v_in: np.ndarray, v_out: np.ndarray, noise: float) -> float:
         """How clearly a velocity changed: the change over its threshold (>1 is a kick)."""
@@ -117,30 +114,24 @@ class Segmenter:
 
     # -- ball-ball ------------------------------------------------------------------------------
 
-    def _ball_contacts(
-        self, f0: TrackFrame, f1: TrackFrame, f2: TrackFrame, f3: TrackFrame
-    ) -> list[ShotEvent]:
-        """Contacts inside (f0.time, f1.time], judged with the step f1 -> f2 as 'after' (or
-        f1 -> f3 for a ball vision missed in f2: a missed frame right after a contact must not
-        hide the kick)."""
+    def _ball_contacts(self, f0: TrackFrame, f1: TrackFrame, f2: TrackFrame) -> list[ShotEvent]:
+        """Contacts inside (f0.time, f1.time], judged with the step f1 -> f2 as 'after'."""
         dt = f1.time - f0.time
-        if dt <= 0 or f2.time <= f1.time or f3.time < f2.time:
+        dt_after = f2.time - f1.time
+        if dt <= 0 or dt_after <= 0:
             return []
         live = np.flatnonzero(f0.on_table & f1.on_table & ~np.isnan(f1.positions[:, 0]))
         if len(live) < 2:
             return []
-        p0, p1 = f0.positions[live], f1.positions[live]
-        use_f3 = ~f2.seen[live] & f3.seen[live] & (f3.time > f2.time)
-        p2 = np.where(use_f3[:, None], f3.positions[live], f2.positions[live])
+        p0, p1, p2 = f0.positions[live], f1.positions[live], f2.positions[live]
         p2 = np.where(np.isnan(p2), p1, p2)
-        dt_after = np.where(use_f3, f3.time - f1.time, f2.time - f1.time)
         v_in = (p1 - p0) / dt
         # The filter's velocity at f0 is the cleanest 'before' for balls that were moving.
         v_before = np.where(f0.moving[live][:, None], f0.velocities[live], 0.0)
-        v_out = (p2 - p1) / dt_after[:, None]
+        v_out = (p2 - p1) / dt_after
         # A contact inside (f0, f1] needs one of the two moving by f1.
         moving = f0.moving[live] | f1.moving[live]
-        noise = self._velocity_noise([f0, f1, f2, f3], live, dt_after)
+        noise = self._velocity_noise(f1, f2, live)
         reach = self._d + self.config.touch_tolerance_mm + np.hypot(*v_in.T) * dt
         events = []
         gaps = np.hypot(*(p0[:, None, :] - p0[None, :, :]).transpose(2, 0, 1))
