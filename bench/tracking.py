@@ -138,9 +138,9 @@ def _synthetic(quick: bool) -> dict:
         "split_hits_in_truth": split_truth,
         "split_hits_flagged": split_flagged,
         "cushion_f1": f1(*counts["cushion"]),
-        "cushion_tp_fp_fn": counts["cushion"],
+        "cushion_counts": dict(zip(("tp", "fp", "fn"), counts["cushion"], strict=True)),
         "ball_ball_f1": f1(*counts["ball"]),
-        "ball_ball_tp_fp_fn": counts["ball"],
+        "ball_ball_counts": dict(zip(("tp", "fp", "fn"), counts["ball"], strict=True)),
         "shot_end_error_s_median": round(statistics.median(end_errors), 3) if end_errors else None,
         "shot_end_within_0.3s": round(
             sum(e <= 0.3 for e in end_errors) / max(len(end_errors), 1), 4
