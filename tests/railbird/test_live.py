@@ -63,6 +63,10 @@ def test_a_shot_is_called_live_with_the_pocket_signal_fused() -> None:
     ]
     rulings = [u.ruling for u in updates if u.ruling is not None]
     assert len(rulings) == stats.rulings == 1
+    seen = next(u.shot for u in updates if u.shot is not None)
+    truth = scenario.truth.shots[0]
+    assert seen.first_contact is not None and truth.first_contact is not None
+    assert seen.first_contact.ball is truth.first_contact.ball
 
 
 def test_a_reader_that_falls_behind_drops_frames_and_counts_them() -> None:
