@@ -13,7 +13,7 @@ from typing import Protocol
 from rules.balls import BallId
 from rules.errors import RecordError
 from rules.inputs import ShotInputs
-from rules.ruling import Alert, AlertKind, Choice, Foul, FoulKind, Ruling, Spot
+from rules.ruling import Alert, AlertKind, BallInHand, Choice, Foul, FoulKind, Ruling, Spot
 from rules.shot import Shot
 from rules.spotting import spot_balls
 from rules.state import BALL_ORDER, GameOptions, GameState, Phase, per_player
@@ -45,6 +45,33 @@ class Game(Protocol):
     def foul_between_shots(self, state: GameState, foul: Foul, player: int) -> Ruling:
         """The ruling on a foul entered between shots (3.41, 5.13)."""
         ...
+
+
+class RackGame:
+    """What the rack games share: bound to a table, and a start with the breaker in hand in
+    the kitchen (3.8) and the game's balls racked (4.3, 5.2).
+
+    Subclasses set ``name`` and ``racked``.
+    """
+
+    name: str
+    racked: tuple[BallId, ...]
+
+    def __init__(self, table: TableGeometry) -> None:
+        self.table = table
+
+    def start(self, players: tuple[str, str], options: GameOptions) -> GameState:
+        """The rack before the break: the balls racked, the breaker in hand in the kitchen."""
+        return GameState(
+            game=self.name,
+            players=tuple(players),
+            options=options,
+            phase=Phase.BREAK,
+            shooter=options.breaker,
+            breaker=options.breaker,
+            on_table=self.racked,
+            ball_in_hand=BallInHand.KITCHEN,
+        )
 
 
 def check_can_judge(state: GameState, shot: Shot) -> None:

@@ -16,6 +16,7 @@ import dataclasses
 from rules.balls import OBJECT_BALLS, BallGroup, BallId
 from rules.errors import RecordError
 from rules.games.base import (
+    RackGame,
     apply_common,
     check_can_judge,
     check_choice,
@@ -35,8 +36,7 @@ from rules.ruling import (
     most_severe,
 )
 from rules.shot import Shot
-from rules.state import GameOptions, GameState, Phase
-from rules.table import TableGeometry
+from rules.state import GameState, Phase
 
 NAME = "8-ball"
 
@@ -57,27 +57,11 @@ _BREAK_RULES = {
 _BREAK_SCRATCH = (FoulKind.SCRATCH, FoulKind.CUE_BALL_OFF_TABLE)
 
 
-class EightBall:
+class EightBall(RackGame):
     """8-ball on one table (the table gives spotting its geometry for the 8, 4.8)."""
 
     name = NAME
-
-    def __init__(self, table: TableGeometry) -> None:
-        self.table = table
-
-    def start(self, players: tuple[str, str], options: GameOptions) -> GameState:
-        """The rack before the break: 15 balls racked, the breaker in hand in the kitchen
-        (3.8, 4.3)."""
-        return GameState(
-            game=NAME,
-            players=tuple(players),
-            options=options,
-            phase=Phase.BREAK,
-            shooter=options.breaker,
-            breaker=options.breaker,
-            on_table=OBJECT_BALLS,
-            ball_in_hand=BallInHand.KITCHEN,
-        )
+    racked = OBJECT_BALLS
 
     # Judging ---------------------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from rules.balls import NINE_BALL_SET, BallId
 from rules.errors import RecordError
 from rules.games.base import (
+    RackGame,
     apply_common,
     check_can_judge,
     check_choice,
@@ -35,8 +36,7 @@ from rules.ruling import (
     most_severe,
 )
 from rules.shot import Shot
-from rules.state import GameOptions, GameState, Phase
-from rules.table import TableGeometry
+from rules.state import GameState, Phase
 
 NAME = "9-ball"
 
@@ -56,27 +56,11 @@ _BREAK_RULES = {
 }
 
 
-class NineBall:
+class NineBall(RackGame):
     """9-ball on one table (the table gives spotting its geometry, 3.32)."""
 
     name = NAME
-
-    def __init__(self, table: TableGeometry) -> None:
-        self.table = table
-
-    def start(self, players: tuple[str, str], options: GameOptions) -> GameState:
-        """The rack before the break: balls 1-9 racked, the breaker in hand in the kitchen
-        (3.8, 5.2)."""
-        return GameState(
-            game=NAME,
-            players=tuple(players),
-            options=options,
-            phase=Phase.BREAK,
-            shooter=options.breaker,
-            breaker=options.breaker,
-            on_table=NINE_BALL_SET,
-            ball_in_hand=BallInHand.KITCHEN,
-        )
+    racked = NINE_BALL_SET
 
     def judge(self, state: GameState, shot: Shot, inputs: ShotInputs) -> Ruling:
         """The ruling on one 9-ball shot (5.4-5.14 over the general rules)."""
