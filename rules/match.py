@@ -102,7 +102,7 @@ class RackRecord:
 
 
 @dataclass(frozen=True, slots=True)
-class TimeOut:
+class TimeOutTaken:
     """One time-out (rule 1.13).
 
     Attributes:
@@ -144,7 +144,7 @@ class Match:
     sets: tuple[str, ...] = ()
     points: tuple[int, int] = (0, 0)
     rack_in_progress: bool = False
-    time_outs: tuple[TimeOut, ...] = ()
+    time_outs: tuple[TimeOutTaken, ...] = ()
 
     def __post_init__(self) -> None:
         a, b = self.players
@@ -283,7 +283,7 @@ class Match:
     # Time-outs ---------------------------------------------------------------------------------
 
     @property
-    def running_time_out(self) -> TimeOut | None:
+    def running_time_out(self) -> TimeOutTaken | None:
         """The time-out under way, if any."""
         last = self.time_outs[-1] if self.time_outs else None
         return last if last is not None and last.ended_at is None else None
@@ -313,7 +313,7 @@ class Match:
             raise MatchError(f"{player!r} may take a time-out only at his turn at the table")
         if self.time_outs_left(player) == 0:
             raise MatchError(f"{player!r} has no time-out left (1.13)")
-        time_out = TimeOut(player, t, deciding_set=self.deciding_set)
+        time_out = TimeOutTaken(player, t, deciding_set=self.deciding_set)
         return replace(self, time_outs=(*self.time_outs, time_out))
 
     def end_time_out(self, t: float) -> Match:

@@ -12,7 +12,7 @@ from rules.match import (
     MatchConfig,
     MatchError,
     MatchUnit,
-    TimeOut,
+    TimeOutTaken,
 )
 
 PLAYERS = ("Ann", "Bob")
@@ -113,7 +113,7 @@ def test_a_14_1_match_is_a_race_to_points_which_may_go_negative_rule_6_13() -> N
 
 def test_one_time_out_per_player_per_match_at_most_five_minutes_rule_1_13() -> None:
     match = play(race(5), "Ann").take_time_out("Ann", 100.0)
-    assert match.running_time_out == TimeOut("Ann", 100.0)
+    assert match.running_time_out == TimeOutTaken("Ann", 100.0)
     assert match.time_out_remaining(160.0) == pytest.approx(240.0)
     assert match.time_out_remaining(500.0) == 0.0
     with pytest.raises(MatchError, match="end it before the rack begins"):
@@ -121,7 +121,7 @@ def test_one_time_out_per_player_per_match_at_most_five_minutes_rule_1_13() -> N
     with pytest.raises(MatchError, match="no rack can have been played"):
         match.record_rack("Bob")
     match = match.end_time_out(250.0)
-    assert match.time_outs == (TimeOut("Ann", 100.0, 250.0),)
+    assert match.time_outs == (TimeOutTaken("Ann", 100.0, 250.0),)
     assert match.time_outs_left("Ann") == 0 and match.time_outs_left("Bob") == 1
     match = play(match, "Ann")
     with pytest.raises(MatchError, match="'Ann' has no time-out left"):

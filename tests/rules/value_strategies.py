@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from calibration.table import TableSpec
 from rules.balls import BallId
 from rules.lag import LagEvidence, LagFault, LagLoss, LagResult, judge_lag
-from rules.match import BreakOrder, Match, MatchConfig, MatchUnit, RackRecord, TimeOut
+from rules.match import BreakOrder, Match, MatchConfig, MatchUnit, RackRecord, TimeOutTaken
 from rules.rack import RackCheck, RackCheckConfig, RackProblem, RackProblemKind, check_rack
 from rules.rerack import KitchenSpot, RerackPlan, plan_rerack
 from rules.shot import Layout
@@ -151,8 +151,8 @@ AUX_STRATEGIES: dict[type, st.SearchStrategy] = {
     ),
     MatchConfig: match_configs,
     RackRecord: st.builds(RackRecord, st.integers(0, 4), players, st.none() | players),
-    TimeOut: st.builds(
-        TimeOut, players, st.just(5.0), st.none() | st.floats(5, 400), st.booleans()
+    TimeOutTaken: st.builds(
+        TimeOutTaken, players, st.just(5.0), st.none() | st.floats(5, 400), st.booleans()
     ),
     Match: matches(),
     Announcement: st.builds(
