@@ -69,7 +69,7 @@ def _cost_per_frame(quick: bool) -> dict:
     out = {}
     for name, frames in (("break_16_balls", dets), ("rest_16_balls", [dets[0]] * len(dets))):
         best = []
-        for _ in range(3):
+        for _ in range(1 if quick else 3):
             tracker, segmenter = Tracker(TABLE), Segmenter(TABLE)
             times = []
             for k, d in enumerate(frames):
@@ -85,7 +85,7 @@ def _cost_per_frame(quick: bool) -> dict:
 
 def _synthetic(quick: bool) -> dict:
     rng = np.random.default_rng(2026)
-    n_shots = 30 if quick else 150
+    n_shots = 15 if quick else 150
     first_ok = first_total = 0
     split_truth = split_flagged = 0
     counts = {"cushion": [0, 0, 0], "ball": [0, 0, 0]}
@@ -165,7 +165,7 @@ def _real(quick: bool) -> dict:
     for match in sorted(REAL.iterdir()):
         shots = list(iter_shots(match))
         frame = fit_frame(shots, table)
-        for shot in shots[:15] if quick else shots:
+        for shot in shots[:6] if quick else shots:
             if shot.cushions is None:
                 continue
             dets = detections_of(shot, frame, sigma_mm=5.0)
