@@ -48,6 +48,8 @@ class LiveUpdate:
         event: A shot event, or None.
         shot: The finished shot a ruling is about, or None.
         ruling: The referee's ruling on ``shot``, or None.
+        frame: Index of the frame it was found in (-1 for an operator input).
+        refused: Why the referee could not judge ``shot``, when it could not.
     """
 
     time: float
@@ -55,6 +57,8 @@ class LiveUpdate:
     event: ShotEvent | None = None
     shot: Shot | None = None
     ruling: Ruling | None = None
+    frame: int = -1
+    refused: str | None = None
 
 
 @dataclass
@@ -123,6 +127,7 @@ class LiveLoop:
         self._signals: queue.Queue[PocketSignal] = queue.Queue()
         self._pending: list[PocketSignal] = []
         self._grab_error: Exception | None = None
+        self._last_frame: Frame | None = None
 
     def signal(self, signal: PocketSignal) -> None:
         """A pocket signal from the sensor reader (any thread)."""
@@ -156,13 +161,14 @@ class LiveLoop:
         track = self._tracker.update(detections, self._drain_signals(frame.time))
         events = self._segmenter.update(track)
         self.stats.frames_processed += 1
+        self._last_frame = frame
         now = self._clock.now()
         for event in events:
             self.stats.events += 1
             self.stats.event_delays_s.append(now - frame.time)
-            self._on_update(LiveUpdate(frame.time, now, event=event))
+            self._on_update(LiveUpdate(frame.time, now, event=event, frame=frame.index))
         for shot in self._assembler.update(track, events):
-            self._judge(shot, frame.time)
+            self._judge(shot, frame)
         if self._inputs is not None:
             self._inputs.drain(self.apply_input)
         self._on_tick(frame.time)
@@ -182,20 +188,24 @@ class LiveLoop:
     def finish(self) -> None:
         """The source ended: judge the shot still open, if any."""
         for shot in self._assembler.finish():
-            self._judge(shot, self._clock.now())
+            self._judge(shot, self._last_frame)
 
-    def _judge(self, shot: Shot, frame_time: float) -> None:
+    def _judge(self, shot: Shot, frame: Frame | None) -> None:
         self.stats.shots += 1
+        now = self._clock.now()
+        frame_time = frame.time if frame is not None else now
+        index = frame.index if frame is not None else -1
         try:
             timeline = self.referee.record(shot, shot.strike_time)
         except RailbirdError as exc:
             log.warning("shot %d could not be judged: %s", shot.index, exc)
+            self._on_update(LiveUpdate(frame_time, now, shot=shot, frame=index, refused=str(exc)))
             return
-        now = self._clock.now()
         self.stats.rulings += 1
         if shot.end_time is not None:
             self.stats.ruling_delays_s.append(now - max(shot.end_time, frame_time))
-        self._on_update(LiveUpdate(frame_time, now, shot=shot, ruling=timeline.rulings[-1]))
+        update = LiveUpdate(frame_time, now, shot=shot, ruling=timeline.rulings[-1], frame=index)
+        self._on_update(update)
 
     def _drain_signals(self, up_to: float) -> tuple[PocketSignal, ...]:
         """Signals stamped at or before ``up_to``; later ones wait for their frame."""

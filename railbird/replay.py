@@ -26,20 +26,17 @@ from calibration.calibrate import calibrate_image
 from calibration.file import Calibration, load
 from calibration.table import TableSpec
 from hardware.cameras.video_file import VideoFileSource
+from hardware.clock import FakeClock
 from hardware.frames import Frame
 from hardware.sensors.link import SensorLink
 from railbird.config import RailbirdConfig, parse_config
+from railbird.live import LiveLoop, LiveUpdate
 from railbird.recording import RecordingReader, SerialChunk
 from railbird.sources import first_frame
 from rules.codec import to_jsonable
 from rules.errors import ConfigError, RecordError
 from rules.referee import Referee
-from rules.shot import Shot
 from rules.signals import PocketSignal
-from tracking.assembler import ShotAssembler
-from tracking.pipeline import track, with_signals
-from tracking.segmenter import Segmenter
-from vision.detector import BallDetector
 
 log = logging.getLogger(__name__)
 
@@ -127,13 +124,9 @@ def replay(source: Path, out: Path, options: ReplayOptions) -> dict[str, Any]:
         inputs.config.referee.options,
     )
     signals = _pocket_signals(inputs.chunks) if options.sensors else []
-    detector = BallDetector(inputs.calibration)
     frames = inputs.frames
     if options.progress:
         frames = tqdm(frames, total=inputs.frame_count, unit="frame", desc=source.name)
-    detections = (detector.detect(frame) for frame in frames)
-    counts = {"frames": 0, "events": 0, "shots": 0, "rulings": 0}
-    segmenter, assembler = Segmenter(table), ShotAssembler(table)
     try:
         out.mkdir(parents=True, exist_ok=True)
         with (
@@ -141,17 +134,21 @@ def replay(source: Path, out: Path, options: ReplayOptions) -> dict[str, Any]:
             _Lines(out / "shots.jsonl") as shots_out,
             _Lines(out / "rulings.jsonl") as rulings_out,
         ):
-            for frame in track(table, with_signals(detections, signals)):
-                counts["frames"] += 1
-                events = segmenter.update(frame)
-                for event in events:
-                    events_out.write(
-                        {"frame": frame.frame, "time": frame.time, "event": to_jsonable(event)}
-                    )
-                counts["events"] += len(events)
-                done = assembler.update(frame, events)
-                _judge(done, referee, shots_out, rulings_out, counts)
-            _judge(assembler.finish(), referee, shots_out, rulings_out, counts)
+            # The live loop's own stages, fed every frame in order on a clock that never
+            # moves: nothing is dropped and nothing depends on how fast this machine is.
+            writer = _UpdateWriter(events_out, shots_out, rulings_out)
+            loop = LiveLoop(inputs.calibration, referee, FakeClock(), writer.write)
+            for signal in signals:
+                loop.signal(signal)
+            for frame in frames:
+                loop.process(frame)
+            loop.finish()
+        counts = {
+            "frames": loop.stats.frames_processed,
+            "events": loop.stats.events,
+            "shots": loop.stats.shots,
+            "rulings": loop.stats.rulings,
+        }
         summary = {
             "source": str(source),
             "frames_recorded": inputs.frame_count,
@@ -192,28 +189,27 @@ def _open(source: Path, options: ReplayOptions) -> _Inputs:
     return _Inputs(video, video.expected_frames, [], RailbirdConfig(), calibration, [])
 
 
-def _judge(shots: Iterable[Shot], referee: Referee, shots_out, rulings_out, counts) -> None:
-    for shot in shots:
-        shots_out.write(to_jsonable(shot))
-        counts["shots"] += 1
-        try:
-            timeline = referee.record(shot, shot.strike_time)
-        except RecordError as exc:
-            log.warning("shot %d not judged: %s", shot.index, exc)
-            rulings_out.write({"shot": shot.index, "time": shot.strike_time, "error": str(exc)})
-            continue
-        ruling = timeline.rulings[-1]
-        rulings_out.write(
-            {"shot": shot.index, "time": shot.strike_time, "ruling": to_jsonable(ruling)}
-        )
-        counts["rulings"] += 1
+class _UpdateWriter:
+    """Writes the live loop's updates as the replay's JSON Lines outputs."""
 
+    def __init__(self, events_out: _Lines, shots_out: _Lines, rulings_out: _Lines) -> None:
+        self._events, self._shots, self._rulings = events_out, shots_out, rulings_out
 
-def _calibration(reader: RecordingReader, options: ReplayOptions) -> Calibration:
-    path = options.calibration or reader.root / "calibration.json"
-    if not path.is_file():
-        raise RecordError(f"{reader.root}: the recording has no calibration; pass --calibration")
-    return load(path, image_size=reader.size)
+    def write(self, update: LiveUpdate) -> None:
+        if update.event is not None:
+            self._events.write(
+                {"frame": update.frame, "time": update.time, "event": to_jsonable(update.event)}
+            )
+        shot = update.shot
+        if shot is None:
+            return
+        self._shots.write(to_jsonable(shot))
+        line: dict[str, Any] = {"shot": shot.index, "time": shot.strike_time}
+        if update.ruling is not None:
+            line["ruling"] = to_jsonable(update.ruling)
+        else:
+            line["error"] = update.refused
+        self._rulings.write(line)
 
 
 def _pocket_signals(chunks: Iterable[SerialChunk]) -> list[PocketSignal]:
