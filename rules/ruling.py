@@ -303,6 +303,8 @@ class Ruling:
         push_out: The shot was a push-out (5.6).
         safety: The shot was a declared safety (4.12, 6.7.4).
         groups: 8-ball: the players' groups, when this shot decided them (4.10).
+        cushion_safety: 14.1: the ball near a cushion this legal safety drove into its nearest
+            cushion (6.7.2); None otherwise.
     """
 
     shot_index: int | None
@@ -327,6 +329,7 @@ class Ruling:
     push_out: bool = False
     safety: bool = False
     groups: tuple[BallGroup, ...] = ()
+    cushion_safety: BallId | None = None
 
     def __post_init__(self) -> None:
         if self.foul is not None and self.foul not in self.fouls:

@@ -69,7 +69,7 @@ class GameState:
     """One game between two players (or two teams), between two shots.
 
     Attributes:
-        game: The game's registry name (``"9-ball"``, ``"8-ball"``).
+        game: The game's registry name (``"9-ball"``, ``"8-ball"``, ``"14.1"``).
         players: The players' names; they are referred to by index (0, 1) everywhere else.
         options: The game's settings.
         phase: Where the game is.
@@ -87,6 +87,10 @@ class GameState:
         shots: Shots judged in this game.
         innings: Innings begun in this game (3.37).
         extensions_used: Each player has taken the shot-clock extension this rack (1.11).
+        cushion_safety_ball: 14.1: the ball near a cushion each player last played a safety on
+            into that cushion (6.7.2); None when his last shot was no such safety.
+        cushion_safeties: 14.1: how many such safeties in a row on that ball (6.7.2: after two,
+            the ball counts as frozen for him, 3.38).
     """
 
     game: str
@@ -107,13 +111,22 @@ class GameState:
     shots: int = 0
     innings: int = 1
     extensions_used: tuple[bool, ...] = (False, False)
+    cushion_safety_ball: tuple[BallId | None, ...] = (None, None)
+    cushion_safeties: tuple[int, ...] = (0, 0)
 
     def __post_init__(self) -> None:
         if len(self.players) != 2:
             raise ValueError(f"a game has two players (or teams), got {self.players}")
         if self.shooter not in (0, 1) or self.breaker not in (0, 1):
             raise ValueError("exactly one of the two players is at the table")
-        per_player = ("fouls_in_a_row", "warned", "scores", "extensions_used")
+        per_player = (
+            "fouls_in_a_row",
+            "warned",
+            "scores",
+            "extensions_used",
+            "cushion_safety_ball",
+            "cushion_safeties",
+        )
         for name in per_player:
             if len(getattr(self, name)) != 2:
                 raise ValueError(f"{name} needs one value per player")

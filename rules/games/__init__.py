@@ -1,4 +1,4 @@
-"""The games, selected by name: ``game_for("9-ball", table)``.
+"""The games, selected by name: ``game_for("9-ball", table)``; ``"8-ball"`` and ``"14.1"`` alike.
 
 Each is a pure ``start / judge / advance`` over an immutable `GameState` (see `rules.games.base`).
 """
@@ -11,11 +11,13 @@ from rules.errors import ConfigError
 from rules.games.base import Game
 from rules.games.eight_ball import EightBall
 from rules.games.nine_ball import NineBall
+from rules.games.straight_pool import StraightPool
 from rules.table import TableGeometry
 
 GAMES: dict[str, Callable[[TableGeometry], Game]] = {
     NineBall.name: NineBall,
     EightBall.name: EightBall,
+    StraightPool.name: StraightPool,
 }
 """Registry: game name to the class that plays it on a table."""
 

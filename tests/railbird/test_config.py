@@ -64,7 +64,7 @@ def test_every_stage_section_loads_strictly(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ('[referee]\ngame = "snooker"\n', "game 'snooker' is not one of 8-ball, 9-ball"),
+        ('[referee]\ngame = "snooker"\n', "game 'snooker' is not one of 14\\.1, 8-ball, 9-ball"),
         ("[referee.options]\nbreaker = 2\n", r"\.referee\.options: the breaker is player 0 or 1"),
         ("[shot_clock]\nlimit = 30\n", r"\.shot_clock: unknown key\(s\) limit"),
         ('[match]\nbreak_order = "coin"\n', r"\.match\.break_order: 'coin' is not one of"),

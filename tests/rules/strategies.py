@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from rules.balls import BallGroup, BallId
+from rules.games.straight_pool import Penalty
 from rules.general import Findings, ShotContext
 from rules.inputs import (
     CallShot,
@@ -90,6 +91,7 @@ def rulings(draw) -> Ruling:
         push_out=draw(st.booleans()),
         safety=draw(st.booleans()),
         groups=draw(st.sampled_from([(), (BallGroup.STRIPES, BallGroup.SOLIDS)])),
+        cushion_safety=draw(st.none() | object_balls),
     )
 
 
@@ -105,7 +107,7 @@ def states(draw) -> GameState:
     choices = tuple(draw(st.lists(st.sampled_from(list(Choice)), unique=True, max_size=2)))
     pairs = st.tuples(st.integers(0, 3), st.integers(0, 3))
     return GameState(
-        game=draw(st.sampled_from(["9-ball", "8-ball"])),
+        game=draw(st.sampled_from(["9-ball", "8-ball", "14.1"])),
         players=(draw(text), draw(text)),
         options=draw(options),
         phase=phase,
@@ -123,6 +125,8 @@ def states(draw) -> GameState:
         shots=draw(st.integers(0, 100)),
         innings=draw(st.integers(1, 100)),
         extensions_used=draw(st.tuples(st.booleans(), st.booleans())),
+        cushion_safety_ball=draw(st.tuples(st.none() | object_balls, st.none() | object_balls)),
+        cushion_safeties=draw(pairs),
     )
 
 
@@ -182,11 +186,20 @@ entries = st.builds(Entry, st.integers(0, 99), finite, inputs)
 @st.composite
 def logs(draw) -> GameLog:
     items = draw(st.lists(inputs.filter(lambda i: not isinstance(i, Undo)), max_size=3))
-    log = GameLog(draw(st.sampled_from(["9-ball", "8-ball"])), ("Ann", "Bob"), draw(options))
+    log = GameLog(
+        draw(st.sampled_from(["9-ball", "8-ball", "14.1"])), ("Ann", "Bob"), draw(options)
+    )
     for t, item in enumerate(items):
         log = log.record(item, float(t))
     return log
 
+
+penalties = st.builds(
+    Penalty,
+    st.lists(score_changes, max_size=2).map(tuple),
+    st.sampled_from(list(BallInHand)),
+    st.lists(st.sampled_from(list(Choice)), unique=True, max_size=2).map(tuple),
+)
 
 timelines = st.builds(
     Timeline,
@@ -222,5 +235,6 @@ STRATEGIES = {
     Entry: entries,
     GameLog: logs(),
     Timeline: timelines,
+    Penalty: penalties,
 }
 """Round-trip strategies for tests/rules/test_codec.py."""

@@ -190,7 +190,7 @@ STRATEGIES = {
         st.tuples(finite, finite, finite),
         st.tuples(finite, finite, finite),
     ),
-    RefereeConfig: st.builds(RefereeConfig, st.sampled_from(["9-ball", "8-ball"])),
+    RefereeConfig: st.builds(RefereeConfig, st.sampled_from(["9-ball", "8-ball", "14.1"])),
     **AUX_STRATEGIES,
     **REFEREE_STRATEGIES,
 }

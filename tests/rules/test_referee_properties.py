@@ -8,11 +8,12 @@ from hypothesis import strategies as st
 
 from rules.balls import NINE_BALL_SET, OBJECT_BALLS, BallId
 from rules.games import game_for
-from rules.inputs import Decision, PushOut, ShotInputs, Undo
+from rules.inputs import CallShot, Decision, OperatorFoul, PushOut, Safety, ShotInputs, Undo
 from rules.log import GameLog, replay, start_log
 from rules.referee import Referee
-from rules.shot import Shot
-from rules.state import GameState, Phase
+from rules.ruling import FoulKind
+from rules.shot import Layout, Shot
+from rules.state import GameOptions, GameState, Phase
 from rules.table import CushionId, PocketId
 from tests.factories import TABLE_9FT, ShotBuilder, break_shot, eight_ball_rack
 
@@ -177,3 +178,136 @@ def test_the_live_referee_folding_one_entry_at_a_time_matches_a_full_replay(log:
         live.record(entry.item, entry.time)
     assert live.log == log
     assert live.timeline == replay(log, TABLE_9FT)
+
+
+# 14.1 continuous ---------------------------------------------------------------------------
+
+straight_plans = st.fixed_dictionaries(
+    {
+        # Mostly balls made, so that games reach the 14th ball and the target.
+        "kind": st.sampled_from(
+            ["pot"] * 8
+            + ["pot-extra"] * 4
+            + ["uncalled", "safe", "foul", "scratch", "safety", "deliberate"]
+        ),
+        "rank": st.integers(0, 14),
+        "legal_break": st.booleans(),
+        "choice": st.integers(0, 1),
+    }
+)
+
+
+def _straight_rest(state: GameState, potted: tuple[BallId, ...], rank: int) -> Layout:
+    left = [b for b in state.on_table if b not in potted]
+    where = {b: (-200.0 + 60.0 * i, -450.0) for i, b in enumerate(left)}
+    where[BallId.CUE] = (-300.0 + 40.0 * (rank % 3), 350.0)
+    return Layout.of(where)
+
+
+def _straight_shot(state: GameState, plan: dict, index: int) -> tuple[list, Shot]:
+    """The inputs before a shot and the shot, for one random plan."""
+    balls = state.on_table
+    kind = plan["kind"]
+    b = ShotBuilder(index=index, clock=float(index)).strike(t=float(index))
+    if state.phase is Phase.BREAK:
+        b.crossed_head_string().hit(balls[0])
+        for i in range(2 if plan["legal_break"] else 1):
+            b.cushion(balls[i + 1], CUSHIONS[i])
+        b.cushion("cue", CushionId.FOOT)
+        if kind == "scratch":
+            b.pocket("cue", PocketId.HEAD_LEFT)
+        return [], b.build(at_rest=_straight_rest(state, (), plan["rank"]))
+    ball = balls[plan["rank"] % len(balls)]
+    if kind == "foul":
+        return [], b.cushion("cue", CushionId.HEAD).build()
+    b.hit(ball)
+    potted: tuple[BallId, ...] = ()
+    if kind in ("pot", "pot-extra", "uncalled", "scratch", "safety", "deliberate"):
+        b.pocket(ball, PocketId.FOOT_LEFT)
+        potted = (ball,)
+    else:
+        b.cushion(ball, CushionId.FOOT)
+    if kind == "pot-extra" and len(balls) > 1:
+        extra = balls[(plan["rank"] + 1) % len(balls)]
+        b.pocket(extra, PocketId.SIDE_LEFT)
+        potted += (extra,)
+    if kind == "scratch":
+        b.pocket("cue", PocketId.HEAD_RIGHT)
+    before: list = []
+    if kind == "uncalled":
+        before.append(CallShot(ball, PocketId.FOOT_RIGHT))
+    elif kind != "safe":
+        before.append(CallShot(ball, PocketId.FOOT_LEFT))
+    if kind == "safety":
+        before.append(Safety())
+    return before, b.build(at_rest=_straight_rest(state, potted, plan["rank"]))
+
+
+@st.composite
+def straight_games(draw) -> Referee:
+    """A random 14.1 game (possibly unfinished) played through the live referee."""
+    options = GameOptions(breaker=draw(st.integers(0, 1)), target_points=draw(st.integers(5, 25)))
+    referee = Referee.new("14.1", ("Ann", "Bob"), TABLE_9FT, options)
+    for index in range(draw(st.integers(1, 30))):
+        state = referee.state
+        if state.over:
+            break
+        plan = draw(straight_plans)
+        t = float(index)
+        if state.choices:
+            choice = state.choices[plan["choice"] % len(state.choices)]
+            referee.record(Decision(choice), t - 0.5)
+            state = referee.state
+        before, shot = _straight_shot(state, plan, index)
+        for item in before:
+            referee.record(item, t - 0.2)
+        referee.record(shot, t)
+        if plan["kind"] == "deliberate" and not referee.state.over:
+            referee.record(OperatorFoul(FoulKind.DELIBERATE, state.shooter, shot=index), t + 0.1)
+    return referee
+
+
+@settings(max_examples=15, deadline=None)
+@given(straight_games())
+def test_a_14_1_score_is_the_credited_balls_minus_the_penalties_rule_6_13(
+    referee: Referee,
+) -> None:
+    timeline = referee.timeline
+    for player in (0, 1):
+        credited = sum(len(r.credited) for r in timeline.rulings if r.shooter == player)
+        gains = sum(
+            c.points
+            for r in timeline.rulings
+            for c in r.score
+            if c.player == player and c.points > 0
+        )
+        penalties = sum(
+            c.points
+            for r in timeline.rulings
+            for c in r.score
+            if c.player == player and c.points < 0
+        )
+        assert gains == credited
+        assert timeline.state.scores[player] == credited + penalties
+
+
+@settings(max_examples=15, deadline=None)
+@given(straight_games())
+def test_in_14_1_exactly_one_player_is_at_the_table_and_fouls_credit_nothing_rule_6_11(
+    referee: Referee,
+) -> None:
+    timeline = referee.timeline
+    state = timeline.state
+    assert state.shooter in (0, 1)
+    assert state.over or len(state.on_table) >= 2  # the 14th ball always brings a re-rack
+    for ruling in timeline.rulings:
+        assert ruling.next_player in (0, 1)
+        assert set(ruling.credited) <= set(ruling.pocketed)
+        if ruling.foul is not None:
+            assert ruling.credited == () and ruling.next_player != ruling.shooter
+            assert all(c.points < 0 for c in ruling.score)
+        if ruling.winner is not None:
+            assert ruling.winner == ruling.shooter and ruling is timeline.rulings[-1]
+    if state.over:
+        assert state.scores[state.winner] >= state.options.target_points
+    assert replay(referee.log, TABLE_9FT) == timeline
