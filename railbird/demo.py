@@ -11,23 +11,16 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import tempfile
+import pathlib
 import threading
-from pathlib import Path
 from typing import TextIO
 
-from calibration.calibrate import calibrate_image
-from calibration.camera import CameraModel
-from calibration.table import TableSpec
 from hardware.clock import MonotonicClock
 from hardware.sensors.reader import SensorReader
-from hardware.sim.camera_source import VirtualCamera
-from hardware.sim.render import RenderConfig, TableRenderer
-from hardware.sim.scenarios import run_scenario
-from hardware.sim.sensors import PtyPort, SimulatedBoard, drops_from_events, play_in_background
 from railbird.feed import ScoreboardFeed
 from railbird.live import LiveLoop, LiveUpdate
 from railbird.recording import RecordingWriter
+from railbird.virtual_table import VirtualTable
 from railbird.web.hub import Hub, InputQueue
 from railbird.web.server import add_web_arguments, serve_from_args
 from rules.referee import Referee
@@ -41,26 +34,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--game", default="9-ball", help="the game the referee applies")
     parser.add_argument("--fps", type=float, default=30.0, help="virtual camera frame rate")
-    parser.add_argument("--record", type=Path, help="record the session into this folder")
+    parser.add_argument("--record", type=pathlib.Path, help="record the session into this folder")
     parser.add_argument("--no-web", action="store_true", help="no scoreboard or console server")
     add_web_arguments(parser)
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     """Play the scenario live; print each event and ruling, then the run's figures."""
-    table = TableSpec.standard("9ft")
-    scenario = run_scenario(args.scenario, args.seed, table)
-    render = RenderConfig(fps=args.fps, seed=args.seed)
-    camera = CameraModel.overhead(table, image_size=render.resolution)
-    renderer = TableRenderer(table, camera, render)
-    start, end = scenario.truth.start_time, scenario.truth.end_time + 1.0
-    first = renderer.render(scenario.result.snapshot(start), 0)
-    calibration = calibrate_image(first, table, lens=camera, made_from="virtual camera, frame 0")
+    virtual = VirtualTable(args.scenario, args.seed, args.fps)
+    calibration = virtual.calibrate()
     print(f"calibrated on the first frame: {calibration.reprojection_px:.2f} px", file=out)
-    referee = Referee.new(args.game, ("Player 1", "Player 2"), table)
-    clock = MonotonicClock(start)  # the session clock reads the scenario's time
+    referee = Referee.new(args.game, ("Player 1", "Player 2"), virtual.table)
+    clock = MonotonicClock(virtual.start)  # the session clock reads the scenario's time
     recorder = (
-        RecordingWriter.create(args.record, render.resolution, render.fps) if args.record else None
+        RecordingWriter.create(
+            args.record, virtual.frame_size, virtual.render.fps, session_time=virtual.start
+        )
+        if args.record
+        else None
     )
     hub, inputs = Hub(), InputQueue()
     hub.on_input(inputs.submit)
@@ -72,29 +63,17 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         feed.update(update)
 
     loop = LiveLoop(calibration, referee, clock, on_update, recorder, inputs, feed.tick)
-    board = SimulatedBoard(
-        drops_from_events(scenario.truth.events), end=end, start=start - 1.0, seed=args.seed
-    )
-    steps, _ = board.script()
-    with tempfile.TemporaryDirectory() as tmp:
-        port = PtyPort(Path(tmp) / "pocket-sensors")
-        player, stop_player = play_in_background(steps, port, clock)
-        on_bytes = (lambda data, t: recorder.write_serial(t, port.path, data)) if recorder else None
-        reader = SensorReader(port.path, clock=clock, on_signal=loop.signal, on_bytes=on_bytes)
-        camera_source = VirtualCamera(
-            scenario.result.snapshot, renderer, start=start, end=end, clock=clock
-        )
-        try:
+    try:
+        with virtual.sensor_port(clock) as port:
+            on_bytes = (lambda data, t: recorder.write_serial(t, port, data)) if recorder else None
+            reader = SensorReader(port, clock=clock, on_signal=loop.signal, on_bytes=on_bytes)
             with reader:
-                stats = loop.run(camera_source, threading.Event())
-        finally:
-            stop_player.set()
-            player.join(timeout=2.0)
-            port.close()
-            if server is not None:
-                server.stop()
-            if recorder is not None:
-                recorder.close()
+                stats = loop.run(virtual.camera(clock), threading.Event())
+    finally:
+        if server is not None:
+            server.stop()
+        if recorder is not None:
+            recorder.close()
     print(json.dumps(stats.summary(), indent=1), file=out)
     return 0
 

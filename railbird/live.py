@@ -10,6 +10,7 @@ the cue ball drops) and a shot's ruling as soon as all balls are at rest. Replay
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import queue
 import statistics
@@ -23,7 +24,7 @@ from hardware.frames import Frame, FrameSource, LatestFrame
 from railbird.recording import RecordingWriter
 from railbird.web.hub import InputQueue
 from rules.codec import to_jsonable
-from rules.errors import RailbirdError
+from rules.errors import RailbirdError, RecordError
 from rules.events import ShotEvent
 from rules.inputs import OperatorInput
 from rules.referee import Referee
@@ -36,6 +37,9 @@ from tracking.tracker import Tracker
 from vision.detector import BallDetector
 
 log = logging.getLogger(__name__)
+
+CAMERA_PROBLEM_S = 1.0
+"""A camera problem stays on the scoreboard this long after it last happened."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +72,8 @@ class LiveStats:
     frames_grabbed: int = 0
     frames_processed: int = 0
     frames_dropped: int = 0
+    frames_unusable: int = 0
+    frames_unrecorded: int = 0
     events: int = 0
     shots: int = 0
     rulings: int = 0
@@ -80,6 +86,8 @@ class LiveStats:
             "frames_grabbed": self.frames_grabbed,
             "frames_processed": self.frames_processed,
             "frames_dropped": self.frames_dropped,
+            "frames_unusable": self.frames_unusable,
+            "frames_unrecorded": self.frames_unrecorded,
             "events": self.events,
             "shots": self.shots,
             "rulings": self.rulings,
@@ -128,6 +136,13 @@ class LiveLoop:
         self._pending: list[PocketSignal] = []
         self._grab_error: Exception | None = None
         self._last_frame: Frame | None = None
+        self._camera_problem: tuple[float, str] | None = None
+        # A resumed game already holds shots: tracking numbers its shots from 0 again.
+        self._shot_offset = 1 + max(
+            (e.item.index for e in referee.log.entries if isinstance(e.item, Shot)), default=-1
+        )
+        if recorder is not None:
+            recorder.write_game(referee.log)
 
     def signal(self, signal: PocketSignal) -> None:
         """A pocket signal from the sensor reader (any thread)."""
@@ -155,9 +170,29 @@ class LiveLoop:
             raise self._grab_error
         return self.stats
 
+    def camera_status(self, now: float | None = None) -> str:
+        """The camera's state in a few words, for the scoreboard: ``ok``, or what went wrong
+        within the last `CAMERA_PROBLEM_S` seconds."""
+        now = self._clock.now() if now is None else now
+        problem = self._camera_problem
+        if problem is None or now - problem[0] > CAMERA_PROBLEM_S:
+            return "ok"
+        return f"degraded: {problem[1]}"
+
     def process(self, frame: Frame) -> None:
-        """One frame through every stage."""
-        detections = self._detector.detect(frame)
+        """One frame through every stage; a frame the detector cannot use is counted, shown
+        as a camera problem and skipped (the match goes on)."""
+        try:
+            detections = self._detector.detect(frame)
+        except RailbirdError as exc:
+            self.stats.frames_unusable += 1
+            self._camera_problem = (
+                self._clock.now(),
+                f"{self.stats.frames_unusable} unusable frames ({exc})",
+            )
+            log.warning("frame %d skipped: %s", frame.index, exc)
+            self._on_tick(frame.time)
+            return
         track = self._tracker.update(detections, self._drain_signals(frame.time))
         events = self._segmenter.update(track)
         self.stats.frames_processed += 1
@@ -183,6 +218,7 @@ class LiveLoop:
         self.referee.record(item, now)
         if self._recorder is not None:
             self._recorder.write_input(now, item.kind, to_jsonable(item))
+            self._recorder.write_game(self.referee.log)
         self._on_update(LiveUpdate(now, now))
 
     def finish(self) -> None:
@@ -191,6 +227,8 @@ class LiveLoop:
             self._judge(shot, self._last_frame)
 
     def _judge(self, shot: Shot, frame: Frame | None) -> None:
+        if self._shot_offset:
+            shot = dataclasses.replace(shot, index=shot.index + self._shot_offset)
         self.stats.shots += 1
         now = self._clock.now()
         frame_time = frame.time if frame is not None else now
@@ -201,11 +239,21 @@ class LiveLoop:
             log.warning("shot %d could not be judged: %s", shot.index, exc)
             self._on_update(LiveUpdate(frame_time, now, shot=shot, frame=index, refused=str(exc)))
             return
+        if self._recorder is not None:
+            self._recorder.write_game(self.referee.log)
         self.stats.rulings += 1
         if shot.end_time is not None:
             self.stats.ruling_delays_s.append(now - max(shot.end_time, frame_time))
         update = LiveUpdate(frame_time, now, shot=shot, ruling=timeline.rulings[-1], frame=index)
         self._on_update(update)
+
+    def _record(self, frame: Frame) -> None:
+        try:
+            self._recorder.write_frame(frame)  # type: ignore[union-attr]
+        except RecordError as exc:  # one bad frame (a camera changing mode) is not the end
+            self.stats.frames_unrecorded += 1
+            self._camera_problem = (self._clock.now(), str(exc))
+            log.warning("frame %d not recorded: %s", frame.index, exc)
 
     def _drain_signals(self, up_to: float) -> tuple[PocketSignal, ...]:
         """Signals stamped at or before ``up_to``; later ones wait for their frame."""
@@ -224,7 +272,7 @@ class LiveLoop:
                 if stop.is_set():
                     break
                 if self._recorder is not None:
-                    self._recorder.write_frame(frame)
+                    self._record(frame)
                 self.stats.frames_grabbed += 1
                 slot.put(frame)
         except RailbirdError as exc:  # a device gave out: the run ends with what was seen

@@ -9,12 +9,18 @@ A recording is a directory::
     frames.jsonl       one line per frame: index, session time, segment, position in segment
     serial.jsonl       one line per chunk of bytes read from a serial port, with its arrival time
     inputs.jsonl       one line per operator input: time, kind, value
+    game.json          the game refereed live: name, players, options (`rules.log.GameLog`)
+    log.jsonl          the live referee's log, one entry per line (a shot or an operator input)
 
 Events and rulings are never stored: replay derives them by running the same pipeline, so a
-recording stays valid when the pipeline improves. Every line is flushed as it is written and the
-files are fsynced at least once per second of session time, so a kill -9 loses at most about the
-last second. The reader tolerates a torn last line and a video shorter than its frame list, and
-says what it lost in `problems`.
+recording stays valid when the pipeline improves. The game log is the one derived record kept,
+because it is what the live referee ruled on: `railbird watch --resume` folds it to continue
+the match after a crash without running vision over the video again (replay ignores it).
+
+Every line is flushed as it is written and the files are fsynced at least once per second of
+session time, so a kill -9 loses at most about the last second. The reader tolerates a torn
+last line and a video shorter than its frame list, and says what it lost in `problems`;
+resuming sets a torn last line aside in ``torn.txt`` before appending.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from hardware.frames import Frame
 from railbird import __version__
 from rules.codec import from_jsonable, to_jsonable
 from rules.errors import RecordError
+from rules.log import Entry, GameLog
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +62,7 @@ class RecordingMeta:
         video_codec: FourCC of the video segments.
         segment_frames: Frames per video segment (one second's worth by default: the muxer
             buffers tens of kilobytes, so only closed segments are safe against a kill).
+        session_time_at_creation: Session time when ``created_utc`` was read.
     """
 
     format_version: int
@@ -64,6 +72,7 @@ class RecordingMeta:
     fps: float
     video_codec: str = VIDEO_CODEC
     segment_frames: int = 60
+    session_time_at_creation: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +106,26 @@ class InputEntry:
     time: float
     kind: str
     value: dict[str, Any] = field(default_factory=dict)
+
+
+def _set_aside_torn_line(path: Path) -> None:
+    """Move a file's torn last line (a crash cut it short) to ``torn.txt`` beside it, so that
+    appended lines stay whole and the file stays readable; its bytes are kept there."""
+    if not path.is_file() or path.stat().st_size == 0:
+        return
+    data = path.read_bytes()
+    if data.endswith(b"\n"):
+        return
+    cut = data.rfind(b"\n") + 1
+    with (path.parent / "torn.txt").open("ab") as aside:
+        aside.write(path.name.encode() + b": " + data[cut:] + b"\n")
+        aside.flush()
+        os.fsync(aside.fileno())
+    with path.open("rb+") as f:
+        f.truncate(cut)
+        f.flush()
+        os.fsync(f.fileno())
+    log.warning("%s: torn last line set aside in torn.txt", path)
 
 
 def _segment_path(root: Path, segment: int) -> Path:
@@ -140,6 +169,9 @@ class RecordingWriter:
         self._frames = _JsonLines(root / "frames.jsonl")
         self._serial = _JsonLines(root / "serial.jsonl")
         self._inputs = _JsonLines(root / "inputs.jsonl")
+        self._log = _JsonLines(root / "log.jsonl")
+        self._game: GameLog | None = None
+        self._entries_written = 0
         self._video: cv2.VideoWriter | None = None
         self._segment = -1
         self._position = 0
@@ -154,6 +186,7 @@ class RecordingWriter:
         calibration_json: str | None = None,
         created_utc: str = "",
         segment_s: float = 1.0,
+        session_time: float = 0.0,
     ) -> RecordingWriter:
         """Start a new recording in ``root`` (created; must not already hold one).
 
@@ -170,6 +203,7 @@ class RecordingWriter:
             frame_size,
             fps,
             segment_frames=max(1, round(fps * segment_s)),
+            session_time_at_creation=session_time,
         )
         try:
             (root / "video").mkdir(parents=True, exist_ok=True)
@@ -183,11 +217,24 @@ class RecordingWriter:
 
     @classmethod
     def resume(cls, root: str | Path) -> RecordingWriter:
-        """Append to an existing recording, continuing its frame numbers in a new segment."""
+        """Append to an existing recording, continuing its frame numbers in a new segment.
+
+        A torn last line (the crash cut it short) is set aside in ``torn.txt`` first, so the
+        next line stays whole; nothing whole that was written is changed.
+
+        Raises:
+            RecordError: ``root`` is not a readable recording.
+        """
         reader = RecordingReader(root)
         times = reader.frame_times()
-        writer = cls(Path(root), reader.meta, next_index=times[-1].index + 1 if times else 0)
-        writer._segment = max((t.segment for t in times), default=-1)
+        root = Path(root)
+        for name in ("frames.jsonl", "serial.jsonl", "inputs.jsonl", "log.jsonl"):
+            _set_aside_torn_line(root / name)
+        writer = cls(root, reader.meta, next_index=times[-1].index + 1 if times else 0)
+        writer._game = reader.game()
+        writer._entries_written = len(reader.log_entries())
+        segments = [int(p.stem) for p in (root / "video").glob("*.mkv") if p.stem.isdigit()]
+        writer._segment = max([t.segment for t in times] + segments, default=-1)
         writer._position = writer.meta.segment_frames  # never append to a torn segment
         return writer
 
@@ -219,12 +266,45 @@ class RecordingWriter:
         """Append an operator input (its JSON value, as made by `rules.codec.to_jsonable`)."""
         self._inputs.append(InputEntry(time, kind, value), time)
 
+    def write_game(self, log: GameLog) -> None:
+        """Keep the live referee's log: the game (once) and every entry not written yet.
+
+        Call it after each entry the referee accepts; a resumed recording checks the game is
+        the one it holds.
+
+        Raises:
+            RecordError: the recording holds another game, or ``log`` has fewer entries than
+                were already written (it is not the same log).
+        """
+        game = GameLog(log.game, log.players, log.options)
+        if self._game is None:
+            path = self.root / "game.json"
+            try:
+                path.write_text(json.dumps(to_jsonable(game), indent=2) + "\n", encoding="utf-8")
+            except OSError as exc:
+                raise RecordError(f"{path}: cannot write: {exc}") from exc
+            self._game = game
+        elif self._game != game:
+            held, given = self._game, game
+            raise RecordError(
+                f"{self.root}: holds a game of {held.game} between {', '.join(held.players)}, "
+                f"not {given.game} between {', '.join(given.players)}"
+            )
+        if len(log.entries) < self._entries_written:
+            raise RecordError(
+                f"{self.root}: log.jsonl holds {self._entries_written} entries, the referee's "
+                f"log only {len(log.entries)}"
+            )
+        for entry in log.entries[self._entries_written :]:
+            self._log.append(entry, entry.time)
+            self._entries_written += 1
+
     def close(self) -> None:
         """Finish the video segment and sync every file; idempotent."""
         if self._video is not None:
             self._video.release()
             self._video = None
-        for lines in (self._frames, self._serial, self._inputs):
+        for lines in (self._frames, self._serial, self._inputs, self._log):
             lines.close()
 
     def _open_segment(self) -> None:
@@ -299,6 +379,41 @@ class RecordingReader:
     def inputs(self) -> list[InputEntry]:
         """Every recorded operator input."""
         return self._read_lines("inputs.jsonl", InputEntry)
+
+    def game(self) -> GameLog | None:
+        """The game refereed live (without its entries), None when none was recorded.
+
+        Raises:
+            RecordError: game.json is unreadable or not a game.
+        """
+        path = self.root / "game.json"
+        text = self._text("game.json")
+        if text is None:
+            return None
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise RecordError(f"{path}: not JSON: {exc}") from exc
+        return from_jsonable(GameLog, data, where=str(path))
+
+    def log_entries(self) -> list[Entry]:
+        """The live referee's log entries, in order."""
+        return self._read_lines("log.jsonl", Entry)
+
+    def game_log(self) -> GameLog | None:
+        """The live referee's whole log (game and entries), None when none was recorded.
+
+        Raises:
+            RecordError: a file is unreadable, or the entries are not numbered 0, 1, 2...
+        """
+        game = self.game()
+        if game is None:
+            return None
+        entries = tuple(self.log_entries())
+        try:
+            return GameLog(game.game, game.players, game.options, entries)
+        except ValueError as exc:
+            raise RecordError(f"{self.root / 'log.jsonl'}: {exc}") from exc
 
     def __iter__(self) -> Iterator[Frame]:
         """Frames with their recorded times; stops (and says so) where the video runs out."""

@@ -136,3 +136,32 @@ def test_console_inputs_enter_the_log_and_the_recording(tmp_path) -> None:
     recorded = RecordingReader(tmp_path / "rec").inputs()
     assert recorded[0].kind == "call-shot" and recorded[0].time == 5.0
     assert updates and updates[-1].ruling is None
+
+
+def test_corrupt_frames_are_skipped_counted_and_shown_and_the_run_goes_on(tmp_path) -> None:
+    from railbird.recording import RecordingReader, RecordingWriter
+
+    clock = FakeClock()
+    recorder = RecordingWriter.create(tmp_path / "rec", SIZE, 60.0)
+    loop = LiveLoop(_calibration(), Referee.new("9-ball", ("A", "B"), T9), clock, recorder=recorder)
+    assert loop.camera_status() == "ok"
+    rng = np.random.default_rng(0)
+    noise = rng.integers(0, 256, (SIZE[1] // 2, SIZE[0] // 2, 3), dtype=np.uint8)
+    for index in range(6):
+        clock.advance(1 / 60)
+        good = index not in (2, 3)
+        frame = _blank(index) if good else Frame(index, index / 60, noise)
+        loop._record(frame)  # what the grabber does with every frame
+        loop.process(frame)
+        if index == 3:
+            status = loop.camera_status()
+            assert status.startswith("degraded: 2 unusable frames")
+            assert "960x540" in status  # it says what is wrong
+    recorder.close()
+    stats = loop.stats
+    assert stats.frames_processed == 4 and stats.frames_unusable == 2
+    assert stats.frames_unrecorded == 2
+    recorded = RecordingReader(tmp_path / "rec").frame_times()
+    assert [f.time for f in recorded] == [i / 60 for i in (0, 1, 4, 5)]
+    clock.advance(2.0)
+    assert loop.camera_status() == "ok"  # shown while it lasts, then cleared
