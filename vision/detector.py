@@ -6,9 +6,8 @@ and the empty cloth the colour model predicts (`vision.table_view`).
 
 Per frame:
 1. A half-resolution copy is compared with the predicted cloth (`vision.foreign`): a pixel is
-   foreign where its
-   colour leaves the cloth's (after allowing for a brightness gain, so shadows and the light's
-   fall-off stay cloth) or is far brighter or darker than any shade of cloth.
+   foreign where its colour leaves the cloth's (after allowing for a brightness gain, so shadows
+   and the light's fall-off stay cloth) or is far brighter or darker than any shade of cloth.
 2. Edge pixels vote one expected radius away along their colour gradient; peaks are candidate
    centres (`vision.circles`). Only the changed part of the frame is searched when little
    changed (the previous frame's balls are kept where nothing moved, `vision.regions`).
