@@ -47,7 +47,7 @@ from vision.detections import Detections, Polygon
 from vision.foreign import ClothContrast
 from vision.found import FoundBall
 from vision.occluders import LeftoverReader, occluder_area_mm2
-from vision.regions import changed_rects, inside, on
+from vision.regions import Rect, changed_rects, inside, merge, on
 from vision.streaks import StreakReader, signed
 from vision.table_view import SCALE, TableView
 
@@ -136,6 +136,8 @@ class BallDetector:
         ).astype(np.float32)
         self._radius_small = (self.view.radius / SCALE).astype(np.float32)
         self._roi_edges = cv2.dilate(self.view.roi, np.ones((3, 3), np.uint8))
+        self._pad = math.ceil(1.5 * float(self._radius_small.max())) + 4
+        self._pocket_rects = self._pockets()
         self._previous: Detections | None = None
         self._last_small: np.ndarray | None = None
         self._balls: list[FoundBall] = []
@@ -177,23 +179,32 @@ class BallDetector:
         if not rects and self._previous is not None:
             # Nothing moved: the balls, their names and the occluders are as they were.
             return self._restamp(self._previous, index, time)
-        if not rects:
-            rects = [(0, 0, *self.view.size)]
-        for x0, y0, x1, y1 in rects:
-            mask, weight = self._contrast.foreign(small[y0:y1, x0:x1], (x0, y0, x1, y1))
-            self._mask[y0:y1, x0:x1] = mask
-            self._weight[y0:y1, x0:x1] = weight
+        whole = not rects or rects == [(0, 0, *self.view.size)]
         self._last_small = small
-        if self._contrast.no_cloth(self._mask):
+        if whole:
+            # The whole table: a quarter-resolution look says where anything but cloth is,
+            # and only there (and in the pockets' mouths) is the working grid searched.
+            rects = self._occupied(small)
+            self._mask[:] = 0
+            self._weight[:] = 0
+        if rects is None:
             log.warning("frame %d: the table's cloth is not visible; no balls reported", index)
             self._balls = []
             self._previous = None
             return Detections.empty(index, time)
-        kept = [
-            b
-            for b in self._balls
-            if not any(inside(self.view.to_working(b.centre_px), r) for r in rects)
-        ]
+        for x0, y0, x1, y1 in rects:
+            mask, weight = self._contrast.foreign(small[y0:y1, x0:x1], (x0, y0, x1, y1))
+            self._mask[y0:y1, x0:x1] = mask
+            self._weight[y0:y1, x0:x1] = weight
+        kept = (
+            []
+            if whole
+            else [
+                b
+                for b in self._balls
+                if not any(inside(self.view.to_working(b.centre_px), r) for r in rects)
+            ]
+        )
         candidates = []
         for rect in rects:
             x0, y0, x1, y1 = rect
@@ -224,11 +235,48 @@ class BallDetector:
         self._previous = detections
         return detections
 
+    def _occupied(self, small: np.ndarray) -> list[Rect] | None:
+        """Working-grid rectangles around everything that is not cloth, found on a quarter-
+        resolution copy, and around the pockets' mouths; None when no cloth is seen."""
+        quarter = cv2.resize(small, self._coarse_size, interpolation=cv2.INTER_AREA)
+        contrast = self._coarse_contrast
+        mask, weight = contrast.foreign(quarter, (0, 0, *self._coarse_size))
+        if contrast.no_cloth(mask):
+            return None
+        occupied = cv2.compare(weight, 0.25, cv2.CMP_GT)
+        _, _, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(
+            occupied, 8, cv2.CV_32S, cv2.CCL_GRANA
+        )
+        gw, gh = self.view.size
+        pad = self._pad
+        rects = list(self._pocket_rects)
+        for x, y, w, h, area in stats[1:]:
+            if area < 2:
+                continue  # a lone noisy pixel: a ball is a dozen at this scale
+            x0, y0, x1, y1 = 2 * x, 2 * y, 2 * (x + w), 2 * (y + h)
+            rects.append((max(x0 - pad, 0), max(y0 - pad, 0), min(x1 + pad, gw), min(y1 + pad, gh)))
+        return merge(rects)
+
     def reset(self) -> None:
         """Forget the previous frame (the next frame is searched whole)."""
         self._last_small = None
         self._previous = None
         self._balls = []
+
+    def _pockets(self) -> list[Rect]:
+        """Working-grid rectangles around the pockets' mouths, where a ball may sit off the
+        cloth (so foreign to no cloth model) in the jaws."""
+        xy = self.view.table_xy
+        gw, gh = self.view.size
+        out = []
+        for pocket in self.calibration.table.pockets:
+            cx, cy = pocket.mouth_centre
+            reach = pocket.mouth_width / 2 + 3 * BALL_RADIUS_MM
+            ys, xs = np.nonzero(np.hypot(xy[..., 0] - cx, xy[..., 1] - cy) <= reach)
+            if len(xs):
+                x0, y0, x1, y1 = xs.min(), ys.min(), xs.max() + 1, ys.max() + 1
+                out.append((max(x0 - 2, 0), max(y0 - 2, 0), min(x1 + 2, gw), min(y1 + 2, gh)))
+        return out
 
     @staticmethod
     def _restamp(previous: Detections, index: int, time: float) -> Detections:
@@ -272,13 +320,17 @@ class BallDetector:
 
     def _set_cloth(self, cloth: np.ndarray | None) -> None:
         cfg = self.config
-        self._contrast = (
-            None
-            if cloth is None
-            else ClothContrast(
-                cloth, self.view.bed, cfg.chroma_threshold, cfg.bright_gain, cfg.dark_gain
-            )
-        )
+        self._contrast = self._coarse_contrast = None
+        if cloth is None:
+            return
+        thresholds = (cfg.chroma_threshold, cfg.bright_gain, cfg.dark_gain)
+        self._contrast = ClothContrast(cloth, self.view.bed, *thresholds)
+        w, h = self.view.size
+        self._coarse_size = (w // 2, h // 2)
+        coarse_cloth = cv2.resize(cloth, self._coarse_size, interpolation=cv2.INTER_AREA)
+        coarse_bed = cv2.resize(self.view.bed, self._coarse_size, interpolation=cv2.INTER_AREA)
+        coarse_bed = cv2.compare(coarse_bed, 254, cv2.CMP_GE)
+        self._coarse_contrast = ClothContrast(coarse_cloth, coarse_bed, *thresholds)
 
     # Balls -------------------------------------------------------------------------------------
 

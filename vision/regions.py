@@ -57,20 +57,20 @@ def changed_rects(
 
 def merge(rects: list[Rect]) -> list[Rect]:
     """Overlapping rectangles merged into their bounding rectangles, until none overlap."""
-    out = list(rects)
+    out = [tuple(int(v) for v in r) for r in rects]
     merged = True
     while merged:
         merged = False
-        for i in range(len(out)):
-            for j in range(i + 1, len(out)):
-                a, b = out[i], out[j]
+        done: list[Rect] = []
+        for a in out:
+            for k, b in enumerate(done):
                 if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
-                    out[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
-                    del out[j]
+                    done[k] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
                     merged = True
                     break
-            if merged:
-                break
+            else:
+                done.append(a)
+        out = done
     return out
 
 
