@@ -9,9 +9,9 @@ not ``python bench/vision.py``, whose folder on the path would hide the ``vision
   error (median, p99) in mm, identity accuracy.
 - Moving: random layouts rolling at 0.3-5 m/s, motion blur over a 1/120 s exposure (8
   sub-frames): recall, centre error at mid-exposure, blur speed / true speed.
-- Speed (one thread): a session of frames (balls at rest, then a shot with three balls rolling
-  for a second, then rest), per-frame median and p99 ms; and the full search of a whole frame
-  (nothing reused) alone.
+- Speed (one thread), per path: balls at rest (the previous frame reused), three balls rolling,
+  a break (all 16 rolling), and the full search of a whole frame (nothing reused); median and
+  p99 ms, and the median as a ratio to a fixed reference workload timed in the same run.
 - Real data (when ``../shared/data/real`` is there): see `bench/_vision_real.py`.
 """
 
@@ -163,45 +163,103 @@ def _session(frames_rest: int, frames_shot: int, fps: float = 60.0) -> list[np.n
     return frames
 
 
+def _break(frames_count: int, fps: float = 60.0) -> list[np.ndarray]:
+    """Frames of a break: the rack spreads, all 16 balls rolling at 0.5-4 m/s and slowing."""
+    rng = np.random.default_rng(14)
+    cam = scenes.camera()
+    cfg = RenderConfig(blur_subframes=4)
+    r = TableRenderer(scenes.TABLE, cam, cfg)
+    balls = scenes.rack()
+    centre = np.mean([p for b, p in balls.items() if b is not BallId.CUE], axis=0)
+    vel = {}
+    for b, p in balls.items():
+        d = np.subtract(p, centre) + rng.normal(0, 5, 2)
+        d = d / max(float(np.hypot(*d)), 1e-6)
+        vel[b] = d * rng.uniform(500, 4000)
+    hx, hy = scenes.TABLE.length / 2 - scenes.R, scenes.TABLE.width / 2 - scenes.R
+    frames = []
+    for i in range(frames_count):
+        t = (i + 1) / fps
+        pos, v = {}, {}
+        for b, p in balls.items():
+            travel = (1 - np.exp(-1.5 * t)) / 1.5
+            x = float(np.clip(p[0] + vel[b][0] * travel, -hx, hx))
+            y = float(np.clip(p[1] + vel[b][1] * travel, -hy, hy))
+            pos[b] = (x, y)
+            v[b] = tuple(float(c) * np.exp(-1.5 * t) for c in vel[b])
+        frames.append(r.render(scenes.Moving(pos, v).exposure(cfg), frame_index=i))
+    return frames
+
+
+def _reference(image: np.ndarray) -> None:
+    """A fixed workload timed beside the detector: its ratio to it is steadier than
+    milliseconds on a shared machine."""
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB)
+    cv2.GaussianBlur(lab, (5, 5), 1.0)
+
+
+def _timed(fn, *args) -> tuple[float, float]:
+    t0, c0 = time.perf_counter(), time.process_time()
+    fn(*args)
+    return time.perf_counter() - t0, time.process_time() - c0
+
+
 def speed(quick: bool) -> dict[str, float]:
-    """Milliseconds per 1280x720 frame on one thread."""
+    """Milliseconds per 1280x720 frame on one thread, per path.
+
+    Paths: ``rest`` (nothing moved: the previous frame's balls reused), ``rolling`` (three balls
+    rolling, the rest still), ``break`` (all 16 balls rolling), ``full`` (the whole frame searched,
+    nothing reused). Each path's median is also given as a ratio to a fixed reference workload
+    (`_reference`) timed right after each frame, which the machine's load slows alike; process
+    CPU time, since on a shared machine wall time mostly measures the wait for a core.
+    """
     threads = cv2.getNumThreads()
     cv2.setNumThreads(1)
     try:
         cal = scenes.calibration_for(scenes.camera())
         rest, shot = (30, 30) if quick else (90, 60)
         frames = _session(rest, shot)
+        breaking = _break(20 if quick else 40)
         detector = BallDetector(cal)
         detector.detect(frames[0])
-        wall, cpu = [], []
+        times: dict[str, list[float]] = {"rest": [], "rolling": [], "break": [], "full": []}
+        cpu: dict[str, list[float]] = {k: [] for k in times}
+        ref: list[float] = []
         for i, f in enumerate(frames[1:], 1):
-            t0, c0 = time.perf_counter(), time.process_time()
-            detector.detect(f, i, i / 60)
-            wall.append(time.perf_counter() - t0)
-            cpu.append(time.process_time() - c0)
-        full_wall, full_cpu = [], []
-        for f in frames[:: 10 if quick else 4]:
+            path = "rolling" if rest <= i < rest + shot + 2 else "rest"
+            wall, c = _timed(detector.detect, f, i, i / 60)
+            times[path].append(wall)
+            cpu[path].append(c)
+            ref.append(_timed(_reference, f)[1])
+        detector.reset()
+        detector.detect(frames[0])
+        for i, f in enumerate(breaking, 1):
+            wall, c = _timed(detector.detect, f, i, i / 60)
+            times["break"].append(wall)
+            cpu["break"].append(c)
+            ref.append(_timed(_reference, f)[1])
+        for f in frames[:: 10 if quick else 4] + breaking[:: 5 if quick else 4]:
             detector.reset()
-            t0, c0 = time.perf_counter(), time.process_time()
-            detector.detect(f)
-            full_wall.append(time.perf_counter() - t0)
-            full_cpu.append(time.process_time() - c0)
+            wall, c = _timed(detector.detect, f)
+            times["full"].append(wall)
+            cpu["full"].append(c)
+            ref.append(_timed(_reference, f)[1])
     finally:
         cv2.setNumThreads(threads)
     ms = lambda v, q: round(float(np.percentile(np.array(v) * 1e3, q)), 2)  # noqa: E731
-    return {
-        "session_frames": len(wall),
-        "session_median_ms": ms(wall, 50),
-        "session_p99_ms": ms(wall, 99),
-        "session_median_cpu_ms": ms(cpu, 50),
-        "session_p99_cpu_ms": ms(cpu, 99),
-        "shot_frames": shot,
-        "shot_median_cpu_ms": ms(cpu[rest - 1 : rest - 1 + shot], 50),
-        "shot_p99_cpu_ms": ms(cpu[rest - 1 : rest - 1 + shot], 99),
-        "full_frame_median_ms": ms(full_wall, 50),
-        "full_frame_p99_ms": ms(full_wall, 99),
-        "full_frame_median_cpu_ms": ms(full_cpu, 50),
-    }
+    out: dict[str, float] = {"reference_median_cpu_ms": ms(ref, 50)}
+    session = times["rest"] + times["rolling"]
+    out["session_median_ms"] = ms(session, 50)
+    out["session_p99_ms"] = ms(session, 99)
+    for path, values in times.items():
+        out[f"{path}_frames"] = len(values)
+        out[f"{path}_median_ms"] = ms(values, 50)
+        out[f"{path}_p99_ms"] = ms(values, 99)
+        out[f"{path}_median_cpu_ms"] = ms(cpu[path], 50)
+        out[f"{path}_median_cpu_per_reference"] = round(
+            float(np.median(cpu[path])) / max(float(np.median(ref)), 1e-9), 2
+        )
+    return out
 
 
 def run(quick: bool) -> dict:

@@ -6,9 +6,9 @@ frozen together keep most of their outline (their shaded rims meet in a dark cre
 rack gives fifteen clean peaks where a blob or a distance transform would see one lump.
 
 Each candidate is then fitted at full resolution: the image is unrolled around it in polar
-coordinates (`cv2.warpPolar`), the outline is the strongest radial colour step near the expected
-radius on each ray, and ``r(theta) = R + dx cos(theta) + dy sin(theta)`` is solved by robust
-least squares for the centre offset and the radius.
+coordinates (one `cv2.remap` for all candidates), the outline is the strongest radial colour
+step near the expected radius on each ray, and ``r(theta) = R + dx cos(theta) + dy sin(theta)``
+is solved by robust least squares for the centre offset and the radius.
 """
 
 from __future__ import annotations
@@ -121,30 +121,35 @@ def fit_circles(
         return []
     max_r = 1.4 * float(exp.max())
     bins = max(math.ceil(max_r / _STEP_PX), 8)
+    step_px = max_r / bins
     angles = np.arange(_ANGLES) * (2 * math.pi / _ANGLES)
-    design = np.column_stack((np.ones(_ANGLES), np.cos(angles), np.sin(angles)))
-    radii = (np.arange(bins) * (max_r / bins))[1:-1]  # warpPolar: rho = column * max_r / bins
-    rel = radii[None, :] / exp[:, None]  # (n, bins-2)
-    prior = np.exp(-0.5 * ((rel - 1.0) / 0.12) ** 2)[:, None, :]
-    wide = ((rel > 0.72) & (rel < 1.32))[:, None, :]
-    narrow = ((rel > 0.88) & (rel < 1.1))[:, None, :]
-    polar = np.empty((n, _ANGLES, bins, 3), dtype=np.float32)
+    cos, sin = np.cos(angles), np.sin(angles)
+    design = np.column_stack((np.ones(_ANGLES), cos, sin))
+    # Only the band where an outline may be (0.72-1.32 of the expected radius, and two steps
+    # either side) is sampled: a radial step at sample k compares samples k - 1 and k + 1.
+    k_lo = max(math.floor(0.72 * float(exp.min()) / step_px) - 2, 1)
+    k_hi = min(math.ceil(1.32 * float(exp.max()) / step_px) + 3, bins - 1)
+    radii = np.arange(k_lo, k_hi) * step_px
+    rho = np.arange(k_lo - 1, k_hi + 1) * step_px
+    ray_x = (cos[:, None] * rho[None, :]).astype(np.float32)
+    ray_y = (sin[:, None] * rho[None, :]).astype(np.float32)
+    rel = radii[None, :] / exp[:, None]
+    prior = np.exp(-0.5 * ((rel - 1.0) / 0.12) ** 2).astype(np.float32)[:, None, :]
+    wide = prior * ((rel > 0.72) & (rel < 1.32))[:, None, :]
+    narrow = prior * ((rel > 0.88) & (rel < 1.1))[:, None, :]
     fit_r = exp.copy()
     err = np.zeros((n, _ANGLES))
     good = np.zeros((n, _ANGLES), dtype=bool)
     for it in range(iterations + 1):
-        for i in range(n):
-            polar[i] = cv2.warpPolar(
-                image,
-                (bins, _ANGLES),
-                (float(c[i, 0]), float(c[i, 1])),
-                max_r,
-                cv2.INTER_LINEAR + cv2.WARP_POLAR_LINEAR,
-            )
+        # All candidates' rays in one remap: (n * angles) rows of samples along each ray.
+        map_x = (c[:, 0, None, None].astype(np.float32) + ray_x[None]).reshape(n * _ANGLES, -1)
+        map_y = (c[:, 1, None, None].astype(np.float32) + ray_y[None]).reshape(n * _ANGLES, -1)
+        polar = cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+        polar = polar.astype(np.float32).reshape(n, _ANGLES, len(rho), -1)
         step = polar[:, :, 2:] - polar[:, :, :-2]
-        energy = np.einsum("nabc,nabc->nab", step, step) * prior * (narrow if it else wide)
+        energy = np.einsum("nabc,nabc->nab", step, step) * (narrow if it else wide)
         if allowed is not None:
-            energy *= _inside(allowed, scale, c, radii, design[:, 1], design[:, 2])
+            energy *= _inside(allowed, scale, map_x, map_y, energy.shape)
         peak = energy.max(axis=2, keepdims=True)
         # The outline is the outermost strong step on each ray: a stripe's cap or a number
         # disc can be stronger, but it is never outside (the first pass takes the strongest).
@@ -190,15 +195,18 @@ def fit_circles(
 
 
 def _inside(
-    allowed: np.ndarray, scale: int, c: np.ndarray, radii: np.ndarray, cos, sin
+    allowed: np.ndarray,
+    scale: int,
+    map_x: np.ndarray,
+    map_y: np.ndarray,
+    shape: tuple[int, ...],
 ) -> np.ndarray:
-    """(n, angles, radii) 1 where the polar sample lies where an outline may be, else 0."""
-    h, w = allowed.shape
-    x = (c[:, 0, None, None] + cos[None, :, None] * radii[None, None, :] - (scale - 1) / 2) / scale
-    y = (c[:, 1, None, None] + sin[None, :, None] * radii[None, None, :] - (scale - 1) / 2) / scale
-    ix = np.clip(np.round(x).astype(np.int64), 0, w - 1)
-    iy = np.clip(np.round(y).astype(np.int64), 0, h - 1)
-    return (allowed[iy, ix] > 0).astype(np.float32)
+    """1 where a radial step's sample (between the samples of the maps) lies where an outline
+    may be, else 0, shaped like the steps (n, angles, radii)."""
+    mx = (0.5 * (map_x[:, :-2] + map_x[:, 2:]) - (scale - 1) / 2) / scale
+    my = (0.5 * (map_y[:, :-2] + map_y[:, 2:]) - (scale - 1) / 2) / scale
+    inside = cv2.remap(allowed, mx, my, cv2.INTER_NEAREST, borderMode=cv2.BORDER_REPLICATE)
+    return (inside > 0).reshape(shape).astype(np.float32)
 
 
 def _masked_median(values: np.ndarray, mask: np.ndarray) -> np.ndarray:

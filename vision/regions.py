@@ -1,0 +1,85 @@
+"""Where the frame changed: rectangles on the working grid, and small geometry on them.
+
+A frame where nothing moved reuses the previous frame's balls; a frame where a few balls moved
+is searched only in rectangles around each change (three balls rolling apart give three small
+rectangles, not one big one).
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+Rect = tuple[int, int, int, int]
+"""(x0, y0, x1, y1) on the working grid, x1 and y1 exclusive."""
+
+
+def changed_rects(
+    small: np.ndarray,
+    last_small: np.ndarray | None,
+    roi: np.ndarray,
+    threshold: float,
+    radius_max: float,
+) -> list[Rect]:
+    """Rectangles around what changed since the last frame, one per separate change.
+
+    Args:
+        small: This frame on the working grid, BGR uint8.
+        last_small: The previous frame there (None: the whole grid is one rectangle).
+        roi: Where a change matters (uint8, non-zero inside).
+        threshold: Sum over B, G, R of a pixel's change that makes it changed.
+        radius_max: The largest ball radius on the working grid (rectangles are padded by it).
+
+    Returns:
+        Empty when nothing changed; the whole grid when most of it did.
+    """
+    gh, gw = small.shape[:2]
+    if last_small is None:
+        return [(0, 0, gw, gh)]
+    diff = cv2.transform(cv2.absdiff(small, last_small), np.ones((1, 3), np.float32))
+    changed = cv2.compare(diff, threshold, cv2.CMP_GT)
+    changed = cv2.bitwise_and(changed, roi)
+    if cv2.countNonZero(changed) < 3:
+        return []
+    pad = math.ceil(2.5 * radius_max) + 4
+    contours, _ = cv2.findContours(changed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    rects = []
+    for contour in contours:
+        x, y, w, h = cv2.boundingRect(contour)
+        rects.append((max(x - pad, 0), max(y - pad, 0), min(x + w + pad, gw), min(y + h + pad, gh)))
+    rects = merge(rects)
+    if sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in rects) > 0.6 * gw * gh:
+        return [(0, 0, gw, gh)]  # most of the table changed: one search is cheaper
+    return rects
+
+
+def merge(rects: list[Rect]) -> list[Rect]:
+    """Overlapping rectangles merged into their bounding rectangles, until none overlap."""
+    out = [tuple(int(v) for v in r) for r in rects]
+    merged = True
+    while merged:
+        merged = False
+        done: list[Rect] = []
+        for a in out:
+            for k, b in enumerate(done):
+                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                    done[k] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+                    merged = True
+                    break
+            else:
+                done.append(a)
+        out = done
+    return out
+
+
+def on(mask: np.ndarray, p: np.ndarray) -> bool:
+    """Whether the mask is set at the pixel nearest ``p`` (False outside it)."""
+    ix, iy = round(float(p[0])), round(float(p[1]))
+    return 0 <= iy < mask.shape[0] and 0 <= ix < mask.shape[1] and bool(mask[iy, ix])
+
+
+def inside(p: np.ndarray, rect: Rect) -> bool:
+    """Whether a point lies in a rectangle."""
+    return rect[0] <= p[0] < rect[2] and rect[1] <= p[1] < rect[3]

@@ -1,0 +1,158 @@
+"""Motion blur: a ball rolling during the exposure leaves a streak, a capsule about a ball wide.
+
+The streak's middle is the ball's centre at mid-exposure and its length, less one ball diameter,
+the travel over the exposure (the detector turns it into a speed). A streak alone does not say
+which way the ball went; the detector signs it from the previous frame.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import math
+
+import cv2
+import numpy as np
+
+from calibration.camera import CameraModel
+from rules.balls import BALL_RADIUS_MM
+from vision.found import FoundBall
+from vision.regions import Rect
+from vision.table_view import SCALE, TableView
+
+log = logging.getLogger(__name__)
+
+_STREAK_GAIN = 1.08
+"""The faint ends cut by the foreign threshold, scaled back (measured on the virtual table)."""
+
+
+class StreakReader:
+    """Reads streaks on the working grid.
+
+    Args:
+        view: The table as the camera sees it.
+        camera: The calibrated camera (streak ends -> table mm).
+        min_streak_mm: A streak shorter than this is a ball at rest.
+    """
+
+    def __init__(self, view: TableView, camera: CameraModel, min_streak_mm: float) -> None:
+        self.view = view
+        self.camera = camera
+        self.min_streak_mm = min_streak_mm
+
+    def streak(self, w: np.ndarray, origin: tuple[int, int], r: float) -> FoundBall | None:
+        """A capsule about a ball wide in a patch of foreign weight: a ball blurred by its motion.
+
+        Args:
+            w: Foreign weight of one blob (zero outside it), a working-grid patch.
+            origin: The patch's top-left corner on the working grid.
+            r: Expected ball radius there, working pixels.
+
+        Returns:
+            The ball at mid-exposure (``blur_mm`` None when the travel is too short to tell), or
+            None when the blob is not ball-shaped.
+        """
+        total = float(w.sum())
+        if total <= 0:
+            return None
+        ys, xs = np.mgrid[0 : w.shape[0], 0 : w.shape[1]]
+        mx, my = float((w * xs).sum() / total), float((w * ys).sum() / total)
+        dx, dy = xs - mx, ys - my
+        cov = (
+            np.array(
+                [
+                    [(w * dx * dx).sum(), (w * dx * dy).sum()],
+                    [(w * dx * dy).sum(), (w * dy * dy).sum()],
+                ]
+            )
+            / total
+        )
+        evals, evecs = np.linalg.eigh(cov)
+        minor, major = max(evals[0], 0.0), max(evals[1], 0.0)
+        # A disc of radius r has variance r^2/4 along any axis; a capsule adds l^2/12 along it.
+        if not 0.12 * r * r < minor < 0.5 * r * r:
+            return None
+        axis = evecs[:, 1]
+        # The streak's extent along its axis is the travel plus one ball diameter.
+        # Along it, the coverage falls off over the travel at each end; the faint ends are cut
+        # by the foreign threshold, measured at a low level of it and scaled back.
+        faint = w >= 0.05
+        along = (dx[faint] * axis[0] + dy[faint] * axis[1]) if faint.any() else np.zeros(1)
+        extent = float(along.max() - along.min()) + 1.0
+        length = max(extent - 2.0 * r, 0.0) * _STREAK_GAIN if major > minor * 1.15 else 0.0
+        log.debug("streak extent %.2f r %.2f var %.2f %.2f", extent, r, major, minor)
+        if length > 14 * r or total < 0.5 * math.pi * r * r * 0.6:
+            return None
+        centre_small = np.array((mx + origin[0], my + origin[1]))
+        centre = self.view.to_full(centre_small)
+        ends_px = np.array([centre + axis * length * SCALE / 2, centre - axis * length * SCALE / 2])
+        ends = self.camera.to_table(ends_px, BALL_RADIUS_MM)
+        travel = ends[0] - ends[1]
+        expected = float(self.view.radius[int(centre_small[1]), int(centre_small[0])])
+        if np.hypot(*travel) < self.min_streak_mm:
+            travel = None
+        return FoundBall(centre, expected, 0.6, 1.0, travel)
+
+    def deblur(
+        self, balls: list[FoundBall], rect: Rect, mask: np.ndarray, weight: np.ndarray
+    ) -> list[FoundBall]:
+        """Balls whose foreign blob, theirs alone, is drawn out into a streak, moved to the
+        streak's middle with its travel.
+
+        Args:
+            balls: Balls fitted inside ``rect``.
+            rect: The searched rectangle, working grid.
+            mask: The whole grid's foreign mask.
+            weight: The whole grid's foreign weight.
+        """
+        x0, y0, x1, y1 = rect
+        _, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(
+            np.ascontiguousarray(mask[y0:y1, x0:x1]), 8, cv2.CV_32S, cv2.CCL_GRANA
+        )
+        owners: dict[int, list[int]] = {}
+        for i, b in enumerate(balls):
+            # The component most of the ball's disc lies in (its centre may be a highlight).
+            c = self.view.to_working(b.centre_px) - (x0, y0)
+            reach = max(int(0.6 * b.radius_px / SCALE), 1)
+            ix, iy = round(float(c[0])), round(float(c[1]))
+            patch = labels[max(iy - reach, 0) : iy + reach + 1, max(ix - reach, 0) : ix + reach + 1]
+            counts = np.bincount(patch.ravel())
+            counts[0] = 0
+            if counts.size > 1 and counts.max() > 0:
+                owners.setdefault(int(np.argmax(counts)), []).append(i)
+        out = list(balls)
+        bed = self.view.bed
+        for label, members in owners.items():
+            if len(members) != 1:
+                continue
+            b = balls[members[0]]
+            sx, sy, sw, sh = (int(v) for v in stats[label, :4])
+            r = b.radius_px / SCALE
+            if max(sw, sh) < 2 * r + 2.5:
+                continue  # round: a ball at rest (or too slow to tell)
+            bx0, by0 = max(x0 + sx - 1, 0), max(y0 + sy - 1, 0)
+            if (bed[by0 : y0 + sy + sh + 1, bx0 : x0 + sx + sw + 1] == 0).any():
+                continue  # cut by a cushion: its shape says nothing of motion
+            blob = labels[sy : sy + sh, sx : sx + sw] == label
+            w = blob * weight[y0 + sy : y0 + sy + sh, x0 + sx : x0 + sx + sw]
+            streak = self.streak(w, (x0 + sx, y0 + sy), r)
+            if streak is None or streak.blur_mm is None:
+                continue
+            half_travel_px = 0.5 * np.hypot(*streak.blur_mm) / (BALL_RADIUS_MM / b.radius_px)
+            if np.hypot(*(streak.centre_px - b.centre_px)) > half_travel_px + 0.3 * b.radius_px:
+                continue  # the outline fitted is not on this streak's axis: not one ball's blur
+            out[members[0]] = dataclasses.replace(
+                b, centre_px=streak.centre_px, blur_mm=streak.blur_mm, support=min(b.support, 0.9)
+            )
+        return out
+
+
+def signed(travel: np.ndarray, position: np.ndarray, previous: np.ndarray | None) -> np.ndarray:
+    """A streak's travel pointed the way the ball went: away from the nearest ball of the
+    previous frame (``previous``: (n, 2) table mm, or None)."""
+    if previous is None or len(previous) == 0:
+        return travel
+    d = previous - position
+    nearest = int(np.argmin(np.hypot(d[:, 0], d[:, 1])))
+    came_from = previous[nearest] - position
+    return -travel if float(np.dot(came_from, travel)) > 0 else travel
