@@ -32,7 +32,8 @@ class Calibration:
         camera: The camera: lens, distortion and pose against the table.
         intrinsics: Whether the lens was given (chessboard, known rig) or assumed.
         nose_corners_px: Cushion-nose corners seen in the image, clockwise from the top-left.
-        reprojection_px: RMS corner reprojection error, pixels.
+        reprojection_px: RMS reprojection error, pixels: of the cushion-nose edges when the pose
+            was aligned on them, else of the four corners.
         reprojection_mm: The same on the table, millimetres.
         cloth_lab: The cloth's colour (OpenCV L*a*b*), the background for ball finding.
         confidence: 0-1, how clearly the table was found (1 for corners given by hand).

@@ -19,6 +19,7 @@ from enum import StrEnum
 import cv2
 import numpy as np
 
+from calibration.align import MIN_POINTS_SHARE, align_to_noses
 from calibration.camera import CameraModel
 from calibration.table import TableSpec
 from calibration.table_finder import TableFinding, find_table
@@ -53,7 +54,9 @@ class PoseSolution:
     Attributes:
         camera: The camera, lens and pose.
         nose_corners_px: The four cushion-nose corners used, in raw image pixels.
-        reprojection_px: RMS distance between seen and reprojected corners, pixels.
+        reprojection_px: RMS distance between what was seen and its reprojection, pixels: of
+            the cushion-nose edges when the pose was aligned on them (`align`), else of the
+            corners.
         reprojection_mm: The same on the table, millimetres.
         intrinsics: Where the lens came from.
     """
@@ -163,7 +166,49 @@ def solve_from_image(
     corners = np.asarray(finding.nose_corners)
     if lens is not None and any(lens.distortion):
         corners = _distort_pixels(lens, corners)
-    return solve_from_corners(table, _as_points(corners), size, lens, head), finding
+    solution = solve_from_corners(table, _as_points(corners), size, lens, head)
+    return _aligned(image, table, solution, head, where), finding
+
+
+MAX_EDGE_RMS_PX = 1.0
+"""An edge alignment whose noses miss their edges by more than this (RMS) is not used."""
+
+
+def _aligned(
+    image: np.ndarray,
+    table: TableSpec,
+    solution: PoseSolution,
+    head: HeadSide | None,
+    where: str,
+) -> PoseSolution:
+    """The corner solution refined on the whole length of the cushion noses (`align`), or the
+    corner solution as it is when too little of the noses' edges agrees with it."""
+    refine_focal = solution.intrinsics is IntrinsicsSource.ESTIMATED
+    alignment = align_to_noses(image, table, solution.camera, refine_focal)
+    if alignment.share < MIN_POINTS_SHARE or alignment.edge_rms_px > MAX_EDGE_RMS_PX:
+        log.info(
+            "%s: nose edges agree on %.0f%% of the noses (RMS %.2f px): posed on the corners",
+            where,
+            100 * alignment.share,
+            alignment.edge_rms_px,
+        )
+        return solution
+    camera = alignment.camera
+    corners = camera.project(nose_corners_mm(table, head or _head_side(solution)))
+    error_mm = alignment.edge_rms_px * camera.mm_per_pixel(np.zeros(3))
+    return PoseSolution(
+        camera, _as_points(corners), alignment.edge_rms_px, error_mm, solution.intrinsics
+    )
+
+
+def _head_side(solution: PoseSolution) -> HeadSide:
+    """The image side the solution put the head cushion on (LEFT or TOP, as it solved)."""
+    cam = solution.camera
+    head, foot = cam.project(np.array([[-1000.0, 0.0, 0.0], [1000.0, 0.0, 0.0]]))
+    dx, dy = head - foot
+    if abs(dx) >= abs(dy):
+        return HeadSide.LEFT if dx < 0 else HeadSide.RIGHT
+    return HeadSide.TOP if dy < 0 else HeadSide.BOTTOM
 
 
 MIN_FOV_DEG, MAX_FOV_DEG = 15.0, 120.0

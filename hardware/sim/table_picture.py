@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 
 from calibration.camera import CameraModel
+from calibration.geometry import offset_convex_polygon
 from calibration.table import TableSpec
 
 CUSHION_WIDTH_MM = 50.0
@@ -212,13 +213,28 @@ class _Layout:
         return np.zeros(self.shape, dtype=np.float32)
 
     def _poly(self, canvas: np.ndarray, points_mm: np.ndarray, value) -> None:
-        pts = np.round(self.to_texel(np.asarray(points_mm, dtype=np.float64)) * 16)
-        cv2.fillPoly(canvas, [pts.astype(np.int32).reshape(-1, 1, 2)], value, cv2.LINE_AA, 4)
+        self._paint(canvas, _polygon_coverage(self.to_texel(np.asarray(points_mm, float))), value)
 
     def _circle(self, canvas: np.ndarray, centre_mm, radius_mm: float, value) -> None:
-        c = np.round(self.to_texel(np.asarray(centre_mm, dtype=np.float64)) * 16).astype(int)
-        r = round(radius_mm / _TEXTURE_MM_PER_PX * 16)
-        cv2.circle(canvas, (int(c[0]), int(c[1])), r, value, -1, cv2.LINE_AA, 4)
+        centre = self.to_texel(np.asarray(centre_mm, dtype=np.float64))
+        self._paint(canvas, _disc_coverage(centre, radius_mm / _TEXTURE_MM_PER_PX), value)
+
+    @staticmethod
+    def _paint(canvas: np.ndarray, coverage: _Coverage | None, value) -> None:
+        """Blend ``value`` into ``canvas`` by each texel's covered share."""
+        if coverage is None:
+            return
+        (row, col), share = coverage
+        rows, cols = share.shape
+        r0, c0 = max(row, 0), max(col, 0)
+        r1, c1 = min(row + rows, canvas.shape[0]), min(col + cols, canvas.shape[1])
+        if r0 >= r1 or c0 >= c1:
+            return
+        share = share[r0 - row : r1 - row, c0 - col : c1 - col]
+        region = canvas[r0:r1, c0:c1]
+        if canvas.ndim == 3:
+            share = share[..., None]
+        region += share * (np.asarray(value, dtype=np.float32) - region)
 
     def _rect(self, margin: float) -> np.ndarray:
         x, y = self.table.length / 2 + margin, self.table.width / 2 + margin
@@ -313,3 +329,72 @@ def _pocket_cut(pocket, depth_mm: float | None = None) -> np.ndarray:
             mouth - half * lateral - axis * 2.0,
         ]
     )
+
+
+# Exact coverage ------------------------------------------------------------------------------
+# OpenCV's polygon fill snaps vertices to whole pixels and fills both boundary pixels, and its
+# anti-aliasing works on 8-bit images only and widens shapes by most of a pixel: at 2 mm a texel
+# that put the cushion noses up to 2 mm away from where the table has them. Masks are painted
+# with each texel's covered share instead (texel centres at integer coordinates, as remap samples).
+
+_Coverage = tuple[tuple[int, int], np.ndarray]
+"""(row, col) of a patch's top-left texel and the share of each of its texels covered."""
+
+_SUPERSAMPLE = 8
+
+
+def _interval_coverage(lo: float, hi: float, start: int, count: int) -> np.ndarray:
+    """Share of texels start .. start+count-1 (each spanning i +- 0.5) inside [lo, hi]."""
+    i = np.arange(start, start + count, dtype=np.float64)
+    return np.clip(np.minimum(hi, i + 0.5) - np.maximum(lo, i - 0.5), 0.0, 1.0)
+
+
+def _polygon_coverage(points: np.ndarray) -> _Coverage | None:
+    """Covered share of texels by a convex polygon given in texel coordinates: exact for an
+    axis-aligned rectangle, by 8 x 8 point samples per texel otherwise."""
+    lo, hi = points.min(axis=0), points.max(axis=0)
+    col, row = math.floor(lo[0]) - 1, math.floor(lo[1]) - 1
+    cols, rows = math.ceil(hi[0]) + 2 - col, math.ceil(hi[1]) + 2 - row
+    xs, ys = np.unique(points[:, 0]), np.unique(points[:, 1])
+    if len(points) == 4 and len(xs) == 2 and len(ys) == 2:
+        across = _interval_coverage(xs[0], xs[1], col, cols)
+        down = _interval_coverage(ys[0], ys[1], row, rows)
+        return (row, col), np.outer(down, across).astype(np.float32)
+    if cv2.contourArea(points.astype(np.float32)) <= 0:
+        return None
+    s = _SUPERSAMPLE
+    fine = np.zeros((rows * s, cols * s), dtype=np.uint8)
+    # Sample (i, j) of the fine grid sits at texel (col + (j + 0.5) / s - 0.5, ...); OpenCV
+    # fills a pixel whose centre lies within half a pixel outside the outline, so the outline
+    # is first pulled in by that half pixel.
+    local = (points - (col, row) + 0.5) * s - 0.5
+    inset = offset_convex_polygon(_corners_only(local), -0.5)
+    pts = np.round(np.asarray(inset) * 256).astype(np.int32).reshape(-1, 1, 2)
+    cv2.fillPoly(fine, [pts], 1, cv2.LINE_8, 8)
+    share = fine.reshape(rows, s, cols, s).mean(axis=(1, 3), dtype=np.float32)
+    return (row, col), share
+
+
+def _corners_only(points: np.ndarray) -> tuple[tuple[float, float], ...]:
+    """The polygon without repeated points and points on a straight edge (no corner there)."""
+    kept = [p for i, p in enumerate(points) if np.hypot(*(p - points[i - 1])) > 1e-9]
+    corners = []
+    for i, p in enumerate(kept):
+        before, after = p - kept[i - 1], kept[(i + 1) % len(kept)] - p
+        if abs(before[0] * after[1] - before[1] * after[0]) > 1e-9 * np.hypot(*before):
+            corners.append((float(p[0]), float(p[1])))
+    return tuple(corners)
+
+
+def _disc_coverage(centre: np.ndarray, radius: float) -> _Coverage | None:
+    """Covered share of texels by a disc (texel coordinates), by 8 x 8 point samples."""
+    if radius <= 0:
+        return None
+    s = _SUPERSAMPLE
+    col, row = math.floor(centre[0] - radius) - 1, math.floor(centre[1] - radius) - 1
+    size = math.ceil(2 * radius) + 3
+    offsets = (np.arange(size * s) + 0.5) / s - 0.5
+    dx = col + offsets - centre[0]
+    dy = row + offsets - centre[1]
+    inside = (dy[:, None] ** 2 + dx[None, :] ** 2) <= radius * radius
+    return (row, col), inside.reshape(size, s, size, s).mean(axis=(1, 3), dtype=np.float32)

@@ -13,6 +13,8 @@ from railbird.cli import main
 from tests.calibration.synthetic import CLOTHS, draw_table
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "real" / "broadcast-8ball"
+if not DATA.is_dir():  # a worktree under /work/wt sits one level deeper than /work/main
+    DATA = Path("/work/shared/data/real/broadcast-8ball")
 
 
 @pytest.fixture
