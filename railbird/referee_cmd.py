@@ -16,6 +16,9 @@ from rules.errors import ConfigError, RecordError
 from rules.log import GameLog, Timeline, replay
 from rules.ruling import BallInHand, Ruling
 
+POINTS_GAME = "14.1"
+"""The game scored in points (6.1): its score is printed."""
+
 
 def add_referee_command(commands: argparse._SubParsersAction) -> None:
     """Add the ``referee`` subcommand to the CLI's subparsers."""
@@ -67,6 +70,8 @@ def timeline_text(log: GameLog, timeline: Timeline) -> str:
     lines += [ruling_text(r, players) for r in timeline.rulings]
     lines += [f"  note: {n}" for n in timeline.notes]
     state = timeline.state
+    if log.game == POINTS_GAME:
+        lines.append(f"score: {players[0]} {state.scores[0]}, {players[1]} {state.scores[1]}")
     if state.over:
         winner = "no winner" if state.winner is None else f"{players[state.winner]} wins"
         lines.append(f"game over: {winner}")
@@ -89,6 +94,8 @@ def ruling_text(ruling: Ruling, players: tuple[str, ...]) -> str:
     if ruling.ball_in_hand is not BallInHand.NONE:
         nxt += f", ball in hand {ruling.ball_in_hand}"
     parts.append(nxt)
+    for change in ruling.score:
+        parts.append(f"{players[change.player]} {change.points:+d} ({change.rule})")
     for spot in ruling.spots:
         parts.append(f"spot {spot.ball} at ({spot.position[0]:.0f}, {spot.position[1]:.0f}) mm")
     for warning in ruling.warnings:

@@ -410,8 +410,31 @@ def frozen_alerts(shot: Shot, table: TableGeometry) -> tuple[Alert, ...]:
     return tuple(alerts)
 
 
+def jammed_in_pocket(shot: Shot, table: TableGeometry) -> str | None:
+    """Rule 3.33: two or more balls at rest jammed in one pocket's opening, not pocketed.
+
+    Only the referee decides it: he drops each ball straight down in his mind; those that would
+    fall are pocketed, the others are not, and play goes on by the game's rules as if nothing
+    had jammed. The monitor flags it for review; the referee enters the corrected Shot record
+    (`rules.inputs.Override` with ``record``).
+    """
+    gone = set(shot.pocketed) | set(shot.left_table)
+    in_opening: dict[str, list[BallId]] = {}
+    for ball, p in shot.at_rest.positions:
+        pocket = None if ball in gone else table.pocket_at(p)
+        if pocket is not None:
+            in_opening.setdefault(pocket, []).append(ball)
+    for pocket, balls in in_opening.items():
+        if len(balls) >= 2:
+            return (
+                f"3.33: the {', '.join(balls)} are jammed in the {pocket} pocket's opening: drop "
+                "each straight down; those that would fall are pocketed (enter the corrected shot)"
+            )
+    return None
+
+
 def judge_general(shot: Shot, ctx: ShotContext, table: TableGeometry) -> Findings:
-    """Every general rule that applies to ``shot`` (3.14-3.39, 2.20, 2.21).
+    """Every general rule that applies to ``shot`` (3.14-3.39, 2.20, 2.21; 3.33 flagged).
 
     The order of the fouls is the order of the checks; rule 3.30 (one foul per inning, the most
     severe) is the game's to apply. A push-out (5.6) and a break skip the requirements their
@@ -450,7 +473,12 @@ def judge_general(shot: Shot, ctx: ShotContext, table: TableGeometry) -> Finding
     add(foul)
     if review:
         reviews.append(Review("2.20", review))
-    for rule, reason in (("3.24", push_review(shot)), ("3.26", jump_review(shot))):
+    checks = (
+        ("3.24", push_review(shot)),
+        ("3.26", jump_review(shot)),
+        ("3.33", jammed_in_pocket(shot, table)),
+    )
+    for rule, reason in checks:
         if reason:
             reviews.append(Review(rule, reason))
     reviews.extend(Review("2.14", r) for r in uncertain_events(shot, ctx.review_confidence))

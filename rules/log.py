@@ -290,7 +290,9 @@ def _apply(
         why = "stalemate (4.21)" if isinstance(item, Stalemate) else "interference (2.18, 3.35)"
         notes.append(f"entry {entry.seq}: rack replayed after {why}, the same player breaking")
         options = dataclasses.replace(state.options, breaker=state.breaker)
-        return game.start(state.players, options), ShotInputs(), ()  # type: ignore[arg-type]
+        fresh = game.start(state.players, options)  # type: ignore[arg-type]
+        # 14.1 keeps its points through a replayed rack (6.1); the rack games have none.
+        return fresh.replace(scores=state.scores), ShotInputs(), ()
     if isinstance(item, Extension):
         if state.extensions_used[item.player]:
             notes.append(f"entry {entry.seq}: player {item.player} already used the extension")

@@ -111,3 +111,8 @@ class TableGeometry(Protocol):
     def distance_to_cushion(self, p: Point, cushion: CushionId | None = None) -> float:
         """Distance from ``p`` to a cushion nose segment (the nearest when ``cushion`` is None)."""
         ...
+
+    def pocket_at(self, p: Point) -> PocketId | None:
+        """The pocket whose opening holds ``p`` (past its mouth line, between the jaws), or None
+        (rule 3.33: balls jammed in a pocket's opening)."""
+        ...

@@ -17,6 +17,9 @@ from rules.ruling import BallInHand, Choice, Ruling
 from rules.shot import Shot
 from rules.shot_clock import ClockReading
 
+POINTS_GAME = "14.1"
+"""The game scored in points (6.1) rather than racks."""
+
 LOG_TAIL = 8
 """How many recent log entries the console lists (to pick one to undo)."""
 
@@ -150,6 +153,13 @@ def scoreboard_state(
     players = (state.players[0], state.players[1])
     last = timeline.rulings[-1] if timeline.rulings else None
     score, unit, race_to, sets, rack = _match_score(match, players, state.scores)
+    if match is None and state.game == POINTS_GAME:
+        # 14.1 alone: the game's own points toward its target (6.1).
+        score, unit, race_to = (
+            (state.scores[0], state.scores[1]),
+            MatchUnit.POINTS.value,
+            (state.options.target_points),
+        )
     winner = None if state.winner is None else players[state.winner]
     return ScoreboardState(
         game=state.game,

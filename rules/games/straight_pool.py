@@ -146,7 +146,10 @@ class StraightPool(RackGame):
             safety=inputs.safety,
         )
         if foul is not None:
-            spots = spot_after(shot, pocketed + off, found.restores, True, self.table)
+            in_hand = bool({f.kind for f in fouls} & _TO_KITCHEN) or is_third_foul(
+                state, state.shooter
+            )
+            spots = spot_after(shot, pocketed + off, found.restores, in_hand, self.table)
             if pocketed or off:
                 notes.append("6.13: balls pocketed or driven off the table on a foul are spotted")
             ruling = self._foul(state, tuple(fouls), foul, notes, warnings, reviews, common, spots)

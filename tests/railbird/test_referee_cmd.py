@@ -56,3 +56,22 @@ def test_bad_input_is_a_clear_error(tmp_path) -> None:
         run_referee(_parse(["referee", str(garbage)]))
     with pytest.raises(ConfigError, match="unknown table size '6ft'"):
         run_referee(_parse(["referee", str(_log_file(tmp_path)), "--table", "6ft"]))
+
+
+def test_a_14_1_log_prints_points_and_the_score_rule_6_5(tmp_path, capsys) -> None:
+    from rules.balls import BallId
+    from rules.inputs import CallShot
+    from tests.factories import miss
+
+    log = start_log("14.1", ("Ann", "Bob"))
+    log = log.record(miss(0), 0.0)  # Ann's break touches nothing: a break violation (6.6)
+    log = log.record(CallShot(BallId.THREE, PocketId.FOOT_LEFT), 0.5)
+    log = log.record(shot_at("3", index=1, pocket=PocketId.FOOT_LEFT), 1.0)  # Bob accepts, scores
+    path = tmp_path / "straight.json"
+    path.write_text(dumps(log), encoding="utf-8")
+    assert run_referee(_parse(["referee", str(path)])) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "14.1: Ann v Bob"
+    assert "FOUL 6.6" in out[1] and "Ann -2 (6.6)" in out[1]
+    assert "Bob +1 (6.5)" in out[2]
+    assert "score: Ann -2, Bob 1" in out

@@ -44,7 +44,7 @@ def test_hitting_a_ball_that_may_not_be_hit_first_is_a_foul_rule_3_18() -> None:
     assert found.fouls[0].ball is BallId.THREE and found.fouls[0].rule == "3.18"
 
 
-def test_split_hit_is_decided_for_the_shooter_rule_2_10() -> None:
+def test_split_hit_is_decided_for_the_shooter_rules_2_10_1_16_4() -> None:
     shot = (
         ShotBuilder()
         .strike()
@@ -232,7 +232,7 @@ def test_jump_shot_is_flagged_not_a_foul_rules_3_26_3_27() -> None:
     assert found.fouls == () and [r.rule for r in found.reviews] == ["3.26"]
 
 
-def test_ball_settling_into_a_pocket_is_restored_without_foul_rule_3_21_second() -> None:
+def test_ball_settling_into_a_pocket_is_restored_without_foul_rule_3_21_second_3_31() -> None:
     start = Layout.of({BallId.SIX: (1240.0, 620.0)})
     shot = (
         ShotBuilder(at_strike=start)
@@ -280,3 +280,67 @@ def test_one_foul_per_inning_the_most_severe_rule_3_30() -> None:
     assert most_severe((bad_hit, Foul.of(FoulKind.NO_CUSHION, "x"))) is bad_hit
     assert most_severe(()) is None
     assert most_severe((scratch, bad_hit), {FoulKind.WRONG_BALL_FIRST: 9}) is bad_hit
+
+
+def _in_opening(pocket: PocketId, depth: float, lateral: float) -> tuple[float, float]:
+    """A point ``depth`` mm past ``pocket``'s mouth line and ``lateral`` mm across it."""
+    spec = TABLE_9FT.pocket(pocket)
+    (cx, cy), (ax, ay) = spec.mouth_centre, spec.axis
+    where = (cx + ax * depth - ay * lateral, cy + ay * depth + ax * lateral)
+    assert TABLE_9FT.pocket_at(where) is pocket
+    return where
+
+
+def test_two_balls_jammed_in_a_pocket_opening_are_flagged_for_the_referee_rule_3_33() -> None:
+    r = TABLE_9FT.ball_diameter / 2
+    rest = Layout.of(
+        {
+            BallId.THREE: _in_opening(PocketId.FOOT_LEFT, 5.0, -r),
+            BallId.SEVEN: _in_opening(PocketId.FOOT_LEFT, 5.0, r),
+            BallId.CUE: (0.0, 0.0),
+        }
+    )
+    found = judge_general(shot_at("3", at_rest=rest), ANY_ONE, TABLE_9FT)
+    jammed = [v for v in found.reviews if v.rule == "3.33"]
+    assert jammed and "3, 7" in jammed[0].reason and "foot-left" in jammed[0].reason
+
+
+def test_one_ball_on_a_pocket_lip_or_balls_in_two_pockets_are_not_jammed_rule_3_33() -> None:
+    one = Layout.of({BallId.THREE: _in_opening(PocketId.FOOT_LEFT, 5.0, 0.0)})
+    two = Layout.of(
+        {
+            BallId.THREE: _in_opening(PocketId.FOOT_LEFT, 5.0, 0.0),
+            BallId.SEVEN: _in_opening(PocketId.HEAD_RIGHT, 5.0, 0.0),
+        }
+    )
+    for rest in (one, two):
+        found = judge_general(shot_at("3", at_rest=rest), ANY_ONE, TABLE_9FT)
+        assert not [v for v in found.reviews if v.rule == "3.33"]
+
+
+def test_a_jam_resolved_by_the_referee_plays_on_as_if_nothing_had_jammed_rule_3_33() -> None:
+    from rules.inputs import Override
+    from rules.referee import Referee
+    from tests.factories import break_shot
+
+    r = TABLE_9FT.ball_diameter / 2
+    referee = Referee.new("9-ball", ("Ann", "Bob"), TABLE_9FT)
+    referee.record(break_shot(index=0, pocket=(("2", PocketId.FOOT_RIGHT),)), 0.0)
+    jam = {
+        BallId.ONE: _in_opening(PocketId.FOOT_LEFT, 5.0, -r),
+        BallId.FOUR: _in_opening(PocketId.FOOT_LEFT, 5.0, r),
+        BallId.CUE: (0.0, 0.0),
+    }
+    referee.record(shot_at("1", index=1, cushion=False, at_rest=Layout.of(jam)), 1.0)
+    assert referee.last_ruling is not None and referee.last_ruling.needs_review
+    # The referee drops them: the 1 would fall, the 4 would stay on the table.
+    dropped = shot_at(
+        "1",
+        index=1,
+        pocket=PocketId.FOOT_LEFT,
+        at_rest=Layout.of({BallId.FOUR: (1100.0, 500.0), BallId.CUE: (0.0, 0.0)}),
+    )
+    referee.record(Override(1, "3.33: jammed balls dropped by the referee", record=dropped), 2.0)
+    ruling = referee.last_ruling
+    assert ruling is not None and ruling.legal and not ruling.needs_review
+    assert ruling.pocketed == (BallId.ONE,) and referee.state.shooter == 0

@@ -653,3 +653,25 @@ def test_a_whole_game_with_a_rerack_a_deliberate_foul_and_three_fouls_rule_6_12(
     assert state.over and state.winner == ANN and state.scores == (20, -35)
     # The same log replayed from scratch gives the same game (the state is the fold).
     assert replay(referee.log, T) == referee.timeline
+
+
+def test_a_rack_replayed_after_interference_keeps_the_points_rule_6_1() -> None:
+    from rules.inputs import Interference, InterferenceOutcome
+
+    referee = Referee.new("14.1", PLAYERS, T)
+    referee.record(opening_break(index=0), 0.0)
+    referee.record(miss(1), 1.0)  # Bob: -1
+    referee.record(Interference(InterferenceOutcome.REPLAY_RACK, note="a child moved the rack"), 2)
+    state = referee.state
+    assert state.phase is Phase.BREAK and state.on_table == OBJECT_BALLS
+    assert state.scores == (0, -1) and state.shooter == ANN
+
+
+def test_a_ball_spotted_after_a_foul_is_not_frozen_to_the_cue_ball_lying_there_rule_3_32() -> None:
+    cue_on_spot = (T.foot_spot[0], 0.0)
+    rest = Layout.of({BallId.CUE: cue_on_spot})
+    shot = ShotBuilder(index=1).strike().hit("3").pocket("3", FL).disturbed("9")  # 3.21 foul
+    ruling, state = play(after_break(), shot.build(at_rest=rest), call=call("3", FL))
+    assert ruling.foul is not None and state.ball_in_hand is BallInHand.NONE
+    (spot,) = ruling.spots
+    assert abs(spot.position[0] - cue_on_spot[0]) > T.ball_diameter  # clear of the cue ball

@@ -175,3 +175,13 @@ def test_the_score_follows_the_game_players_when_the_match_lists_them_the_other_
     match = Match.start(MatchConfig(race_to=3), ("Bob", "Ann"), "Bob").begin_rack()
     board = scoreboard_state(_referee().timeline, match=match.record_rack("Bob"))
     assert board.players == ("Ann", "Bob") and board.score == (0, 1)
+
+
+def test_a_14_1_game_alone_shows_its_points_toward_the_target_rule_6_1() -> None:
+    from rules.state import GameOptions
+
+    ref = Referee.new("14.1", ("Ann", "Bob"), TABLE_9FT, GameOptions(target_points=50))
+    ref.record(miss(0), 0.0)  # a break violation: -2 (6.6)
+    board = scoreboard_state(ref.timeline, ref.log)
+    assert (board.score, board.unit, board.race_to) == ((-2, 0), "points", 50)
+    assert board.choices
