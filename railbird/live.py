@@ -32,6 +32,7 @@ from rules.ruling import Ruling
 from rules.shot import Shot
 from rules.signals import PocketSignal
 from tracking.assembler import ShotAssembler
+from tracking.model import TrackFrame
 from tracking.segmenter import Segmenter
 from tracking.tracker import Tracker
 from vision.detector import BallDetector
@@ -108,6 +109,7 @@ class LiveLoop:
         recorder: Where raw inputs are recorded, if anywhere.
         inputs: Operator inputs from the console, applied between frames on the loop's thread.
         on_tick: Called after every frame with its time (to refresh the shot clock display).
+        on_track: Called with every frame's tracker output (post-match review draws from it).
     """
 
     def __init__(
@@ -119,10 +121,12 @@ class LiveLoop:
         recorder: RecordingWriter | None = None,
         inputs: InputQueue | None = None,
         on_tick: Callable[[float], None] = lambda t: None,
+        on_track: Callable[[TrackFrame], None] | None = None,
     ) -> None:
         table = calibration.table
         self._inputs = inputs
         self._on_tick = on_tick
+        self._on_track = on_track
         self.referee = referee
         self.stats = LiveStats()
         self._clock = clock
@@ -194,6 +198,8 @@ class LiveLoop:
             self._on_tick(frame.time)
             return
         track = self._tracker.update(detections, self._drain_signals(frame.time))
+        if self._on_track is not None:
+            self._on_track(track)
         events = self._segmenter.update(track)
         self.stats.frames_processed += 1
         self._last_frame = frame

@@ -19,8 +19,8 @@ the match after a crash without running vision over the video again (replay igno
 
 Every line is flushed as it is written and the files are fsynced at least once per second of
 session time, so a kill -9 loses at most about the last second. The reader tolerates a torn
-last line and a video shorter than its frame list, and says what it lost in `problems`;
-resuming sets a torn last line aside in ``torn.txt`` before appending.
+last line, a missing video segment and a video shorter than its frame list, and says what it
+lost in `problems`; resuming sets a torn last line aside in ``torn.txt`` before appending.
 """
 
 from __future__ import annotations
@@ -428,17 +428,19 @@ class RecordingReader:
 
     def _segment_frames(self, segment: int, times: list[FrameTime]) -> Iterator[Frame]:
         path = _segment_path(self.root, segment)
-        capture = cv2.VideoCapture(str(path)) if path.is_file() else None
+        if not path.is_file():
+            self._lost(f"{path}: missing: {len(times)} frames have no video")
+            return
+        capture = cv2.VideoCapture(str(path))
         try:
             for position, t in enumerate(sorted(times, key=lambda t: t.position)):
-                ok, image = capture.read() if capture is not None else (False, None)
+                ok, image = capture.read()
                 if not ok:
                     self._lost(f"{path}: video ends after {position} of {len(times)} frames")
                     return
                 yield Frame(t.index, t.time, image)
         finally:
-            if capture is not None:
-                capture.release()
+            capture.release()
 
     def _text(self, name: str) -> str | None:
         path = self.root / name

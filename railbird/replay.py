@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, TextIO
@@ -37,6 +37,7 @@ from rules.codec import to_jsonable
 from rules.errors import ConfigError, RecordError
 from rules.referee import Referee
 from rules.signals import PocketSignal
+from tracking.model import TrackFrame
 
 log = logging.getLogger(__name__)
 
@@ -104,8 +105,16 @@ class _Inputs:
     problems: list[str]
 
 
-def replay(source: Path, out: Path, options: ReplayOptions) -> dict[str, Any]:
+def replay(
+    source: Path,
+    out: Path,
+    options: ReplayOptions,
+    on_track: Callable[[TrackFrame], None] | None = None,
+) -> dict[str, Any]:
     """Replay ``source`` (a recording folder, or a plain video: vision only) into ``out``.
+
+    ``on_track``, when given, sees the tracker's output for every frame (the review's ball
+    paths come from it).
 
     Returns:
         The summary also written to ``out/summary.json``.
@@ -137,7 +146,9 @@ def replay(source: Path, out: Path, options: ReplayOptions) -> dict[str, Any]:
             # The live loop's own stages, fed every frame in order on a clock that never
             # moves: nothing is dropped and nothing depends on how fast this machine is.
             writer = _UpdateWriter(events_out, shots_out, rulings_out)
-            loop = LiveLoop(inputs.calibration, referee, FakeClock(), writer.write)
+            loop = LiveLoop(
+                inputs.calibration, referee, FakeClock(), writer.write, on_track=on_track
+            )
             for signal in signals:
                 loop.signal(signal)
             for frame in frames:

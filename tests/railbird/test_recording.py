@@ -97,6 +97,14 @@ def test_missing_video_is_a_problem_not_a_crash(tmp_path: Path) -> None:
     assert list(reader) == [] and reader.problems
 
 
+def test_a_missing_middle_segment_is_named_and_the_next_one_still_read(tmp_path: Path) -> None:
+    _write(tmp_path / "rec", 5, segment_s=2 / 60)  # segments of 2 frames: 0-1, 2-3, 4
+    (tmp_path / "rec" / "video" / "000001.mkv").unlink()
+    reader = RecordingReader(tmp_path / "rec")
+    assert [f.index for f in reader] == [0, 1, 4]
+    assert reader.problems == [f"{tmp_path}/rec/video/000001.mkv: missing: 2 frames have no video"]
+
+
 def test_not_a_recording_and_unknown_version(tmp_path: Path) -> None:
     with pytest.raises(RecordError, match="not a recording"):
         RecordingReader(tmp_path)
