@@ -89,6 +89,11 @@ def show_update(update: LiveUpdate, out: TextIO) -> None:
             f"(+{delay_ms:.0f} ms)",
             file=out,
         )
+    elif update.refused is not None and update.shot is not None:
+        print(
+            f"{update.time:8.3f}  NOT JUDGED shot {update.shot.index}: {update.refused}",
+            file=out,
+        )
     elif update.ruling is not None:
         r = update.ruling
         call = f"FOUL {r.foul.rule} {r.foul.reason}" if r.foul else "legal"

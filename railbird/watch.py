@@ -131,7 +131,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         else None
     )
     if virtual is None and config.camera is None:
-        raise ConfigError(f"{args.config}: a [camera] section is needed to watch a table")
+        where = args.config or (point.root / "config.toml" if point else "the config")
+        raise ConfigError(f"{where}: a [camera] section is needed to watch a table")
     calibration = _calibration(args, point, virtual)
     if point is not None:
         referee = Referee(point.log, calibration.table)

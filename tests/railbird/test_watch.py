@@ -64,3 +64,35 @@ def test_watch_needs_a_camera_section(tmp_path: Path, capsys: pytest.CaptureFixt
     argv = ["watch", "--config", str(config), "--calibration", str(tmp_path / "c.json")]
     assert main(argv) == 2
     assert "a [camera] section is needed" in capsys.readouterr().err
+
+
+def test_resume_of_a_folder_that_is_not_a_recording_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["watch", "--resume", str(tmp_path), "--no-web"]) == 2
+    assert "not a recording (no meta.json)" in capsys.readouterr().err
+
+
+def test_resume_with_another_config_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from railbird.recording import RecordingWriter
+    from rules.referee import Referee
+
+    with RecordingWriter.create(tmp_path / "rec", SIZE, 30.0, '[referee]\ngame = "9-ball"\n') as w:
+        w.write_game(Referee.new("9-ball", ("A", "B"), T9).log)
+    other = tmp_path / "other.toml"
+    other.write_text('[referee]\ngame = "8-ball"\n')
+    argv = ["watch", "--resume", str(tmp_path / "rec"), "--config", str(other), "--no-web"]
+    assert main(argv) == 2
+    assert "the config given is not the one the match ran with" in capsys.readouterr().err
+
+
+def test_record_and_resume_together_and_no_config_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["watch", "--resume", str(tmp_path), "--record", str(tmp_path / "new")]
+    assert main(argv) == 2
+    assert "keeps recording into its folder" in capsys.readouterr().err
+    assert main(["watch", "--no-web"]) == 2
+    assert "--config is needed" in capsys.readouterr().err
