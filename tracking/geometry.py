@@ -24,10 +24,20 @@ class TableCache:
         self.d = table.ball_diameter
         # The deepest point of any pocket opening lies within this of the cushion lines.
         self._edge_band = max(p.shelf + p.throat_width for p in self.pockets) + self.d
+        self._corners = tuple(p for p in self.pockets if p.id.is_corner)
 
     def edge_gap(self, x: float, y: float) -> float:
         """Distance from (x, y) to the nearest cushion nose line, ignoring pockets (mm)."""
         return min(self.hx - abs(x), self.hy - abs(y))
+
+    def on_surface(self, x: float, y: float) -> bool:
+        """`TableSpec.on_playing_surface`, with the corner pockets kept, and cheap inside."""
+        gap = self.edge_gap(x, y)
+        if gap < 0:
+            return False
+        if gap > self._edge_band:
+            return True
+        return all(p.depth_of((x, y)) <= 0 for p in self._corners)
 
     def pocket_at(self, x: float, y: float) -> PocketId | None:
         """The pocket whose opening holds (x, y), as `TableSpec.pocket_at`, but cheap inside."""

@@ -280,7 +280,7 @@ class Segmenter:
                     )
                     self._pair_last[(CUE_ROW, r)] = t
                 events.append(self._strike(t, unc, f0))
-            elif self._clear_of_others(r, f0):
+            elif self._clear_of_others(r, f0) and not self._vision_jump(r, f0, f1, f2):
                 events.append(
                     ShotEvent(
                         EventKind.BALL_DISTURBED,
@@ -335,6 +335,24 @@ class Segmenter:
             return False
         gap = float(np.hypot(*(f0.positions[r] - f0.positions[CUE_ROW]))) - self._d
         return gap <= self.config.touch_tolerance_mm
+
+    def _vision_jump(self, r: int, f0: TrackFrame, f1: TrackFrame, f2: TrackFrame) -> bool:
+        """A resting ball measured a step away and then still there: vision moved, not the ball.
+
+        Once set moving, a ball only slows (until something hits it), and the cloth cannot
+        stop in one frame a ball that covered centimetres in the one before. A big step from
+        the rest spot followed by no motion at all is a detection that jumped (a ghost, a
+        mis-centred outline), not a ball touched.
+        """
+        before = f0.positions[r]  # the rest spot
+        if not (f1.seen[r] and f2.seen[r]) or np.isnan(before).any():
+            return False
+        first = float(np.hypot(*(f1.measured[r] - before)))
+        second = float(np.hypot(*(f2.measured[r] - f1.measured[r])))
+        sigma = float(np.nanmax([f1.measured_sigma[r], f2.measured_sigma[r], 1.0]))
+        # A slow ball is confirmed moving only frames after it left, so its first step spans
+        # several frames: it must also have stopped dead after it to be a jump.
+        return first > 2.0 * second + 4.0 * sigma and second < 2.0 * sigma
 
     def _clear_of_others(self, r: int, f0: TrackFrame) -> bool:
         p = f0.positions[r]

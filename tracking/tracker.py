@@ -133,6 +133,9 @@ class Tracker:
             return {}
         t = detections.time
         rows, predicted, variance, gate, miss = [], [], [], [], []
+        # Balls come onto the table by hand, between shots: while a ball rolls, a detection no
+        # track takes is a misnamed moving ball or a ghost, never a new or re-spotted ball.
+        rolling = any(not _resting(t) for t in self._tracks if t.status.on_table)
         for row, track in enumerate(self._tracks):
             if track.status.on_table:
                 sigma = track.kf.position_sigma
@@ -143,8 +146,8 @@ class Tracker:
                 variance.append(sigma**2)
                 gate.append(g)
                 miss.append(_MISS_COST + math.log(sigma**2 + track.last_sigma**2) * 0.5)
-            elif track.status is BallStatus.UNSEEN or (
-                t - track.gone_at >= self.config.respawn_after
+            elif not rolling and (
+                track.status is BallStatus.UNSEEN or t - track.gone_at >= self.config.respawn_after
             ):
                 rows.append(row)
                 predicted.append((math.nan, math.nan))
@@ -224,7 +227,7 @@ class Tracker:
         inside = self._geo.pocket_at(z[0], z[1])
         if inside is not None:
             track.entered = inside
-        elif self.table.on_playing_surface((z[0], z[1])):
+        elif self._geo.on_surface(z[0], z[1]):
             track.entered = None
         track.last_seen = t
         track.last_z = z.copy()

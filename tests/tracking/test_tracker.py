@@ -180,3 +180,40 @@ def test_a_ball_seen_sinking_in_a_pocket_is_never_a_new_ball() -> None:
         frame = tracker.update(detections)
     assert not frame.status_of(BallId.EIGHT).on_table
     assert frame.status_of(BallId.CUE).on_table
+
+
+def test_a_pocketed_ball_is_not_reborn_from_a_misnamed_rolling_ball_rule_3_11() -> None:
+    # The cue ball drops (with a sensor signal); seconds later, while the 11 still rolls, vision
+    # names the 11 "cue" for one frame. Balls come back by hand, between shots: the cue ball
+    # stays pocketed and the 11 keeps its track. Once all is still, the cue ball placed by
+    # hand is taken back.
+    mouth = TABLE.pocket(PocketId.HEAD_LEFT).mouth_centre
+    tracker = Tracker(TABLE)
+    frame = None
+    for k in range(300):
+        t = k / 60
+        eleven = (-1100.0 + min(t, 4.0) * 60.0, 0.0)
+        positions, ids = [eleven], [BallId.ELEVEN]
+        if k < 30:
+            positions.append((mouth[0] + 60.0, mouth[1] - 60.0))
+            ids.append(BallId.CUE)
+        if k == 200:
+            # The 11, named the cue ball this once, and off its line (a cushion turned it).
+            ids = [BallId.CUE]
+            positions = [(eleven[0], 25.0)]
+        signals = (PocketSignal(PocketId.HEAD_LEFT, 31 / 60),) if k == 32 else ()
+        frame = tracker.update(Detections.of(k, t, positions, identity=one_hot(ids, 0.94)), signals)
+        if k == 200:
+            assert frame.status_of(BallId.CUE) is BallStatus.POCKETED
+            assert frame.status_of(BallId.ELEVEN) is BallStatus.MOVING
+    assert frame.status_of(BallId.CUE) is BallStatus.POCKETED
+    for k in range(300, 360):
+        frame = tracker.update(
+            Detections.of(
+                k,
+                k / 60,
+                [(-860.0, 0.0), (-1200.0, 100.0)],
+                identity=one_hot([BallId.ELEVEN, BallId.CUE], 0.94),
+            )
+        )
+    assert frame.status_of(BallId.CUE) is BallStatus.AT_REST
