@@ -4,7 +4,7 @@ A virtual-table recording of a whole rack of 9-ball (nine shots, a minute of pla
 replayed by `railbird.replay.replay`, the function ``railbird replay`` runs, in a fresh
 subprocess, so the figures are that process's own. The child samples its resident set size
 (``VmRSS`` in ``/proc/self/status``) every 0.2 s while it replays and reports its peak
-(``getrusage`` ``ru_maxrss``). Growth is the least-squares slope of the samples over the second
+(``VmHWM``). Growth is the least-squares slope of the samples over the second
 half of the replay (after the first shot has filled every cache), per frame, converted to an
 hour of 60 fps video; the one-hour figure is the end of the run extrapolated with that slope.
 Target (issue 11): under 500 MB, flat over an hour.
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -39,12 +38,16 @@ MIN_GROWTH_S = 30.0
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def rss_mb() -> float:
-    """This process's resident set size now, in MB (from /proc)."""
+def rss_mb(field: str = "VmRSS") -> float:
+    """This process's resident set size now (``VmRSS``) or at its peak (``VmHWM``), in MB.
+
+    The peak is read from /proc, not ``getrusage``: Linux carries ``ru_maxrss`` over from the
+    forked copy of the parent into the child it execs, so a big parent inflates the child's.
+    """
     for line in Path("/proc/self/status").read_text(encoding="utf-8").splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(f"{field}:"):
             return int(line.split()[1]) / 1024
-    raise RuntimeError("/proc/self/status has no VmRSS line")
+    raise RuntimeError(f"/proc/self/status has no {field} line")
 
 
 def child(recording: str | Path) -> dict[str, Any]:
@@ -75,7 +78,7 @@ def child(recording: str | Path) -> dict[str, Any]:
         "shots": summary["shots"],
         "rss_before_replay_mb": start_rss,
         "rss_end_mb": rss_mb(),
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "peak_rss_mb": rss_mb("VmHWM"),
         "replay_s": ended - started,
         # (fraction of the replay done, RSS MB): frames are taken as even in time.
         "samples": [((t - started) / (ended - started), mb) for t, mb in samples],

@@ -25,6 +25,7 @@ core, and <= 7 ms per 1280x720 frame for the stages after decode.
 
 from __future__ import annotations
 
+import logging
 import queue
 import threading
 import time
@@ -101,11 +102,20 @@ def decode_only(recording: Recording) -> dict[str, float]:
 
 
 def one_core(recording: Recording) -> tuple[dict[str, float], dict[str, float]]:
-    """Decode and process each frame in turn on one thread: rates and per-stage CPU seconds."""
+    """Decode and process each frame in turn on one thread: rates and per-stage CPU seconds.
+
+    The stages' seconds include ``"decode"``: the CPU time spent getting each frame, in this run.
+    """
     loop, totals = instrumented_loop(recording)
+    frames_in = iter(recording.reader())
     cpu, wall = time.process_time(), time.perf_counter()
     frames = 0
-    for frame in recording.reader():
+    while True:
+        started = time.process_time()
+        frame = next(frames_in, None)
+        totals["decode"] += time.process_time() - started
+        if frame is None:
+            break
         loop.process(frame)
         frames += 1
     loop.finish()
@@ -137,8 +147,9 @@ def measure_size(recording: Recording, two_core_run: bool = True) -> dict[str, A
     both = _with_threads(2, lambda: two_cores(recording)) if two_core_run else None
     frames = alone["frames"]
     decode_ms = decode["cpu_ms"]
-    after_ms = alone["cpu_ms"] - decode_ms
     stage_ms = {name: 1000 * seconds / frames for name, seconds in stages.items()}
+    decode_in_run_ms = stage_ms.pop("decode")
+    after_ms = alone["cpu_ms"] - decode_in_run_ms
     figures: dict[str, Any] = {
         "frames": frames,
         f"fps_decode_1core_{size}": decode["cpu_fps"],
@@ -149,10 +160,11 @@ def measure_size(recording: Recording, two_core_run: bool = True) -> dict[str, A
         f"fps_2cores_bound_{size}": 1000 / max(decode_ms, after_ms),
         f"cost_ratio_to_decode_{size}": alone["cpu_ms"] / decode_ms,
         f"decode_ms_{size}": decode_ms,
+        f"decode_in_pipeline_ms_{size}": decode_in_run_ms,
         f"after_decode_ms_{size}": after_ms,
         f"fps_after_decode_{size}": 1000 / after_ms,
     }
-    cumulative = decode_ms
+    cumulative = decode_in_run_ms
     for name in (*STAGES, "referee"):
         ms = stage_ms.get(name, 0.0)
         cumulative += ms
@@ -174,10 +186,17 @@ def measure(
     Without ``two_core_run`` the two-core rate is only the bound from the one-core CPU times.
     """
     figures: dict[str, Any] = {"scenario": scenario, "seconds_of_video": seconds, "fps_video": 60}
-    for size in sizes:
-        recording = scenario_recording(scenario, size, seconds=seconds, directory=directory)
-        for key, value in measure_size(recording, two_core_run).items():
-            figures[key if key != "frames" else f"frames_{size[0]}x{size[1]}"] = value
+    live_log = logging.getLogger("railbird.live")
+    level = live_log.level
+    # The clip ends mid-break: the loop's warning that the open shot cannot be judged is expected.
+    live_log.setLevel(logging.ERROR)
+    try:
+        for size in sizes:
+            recording = scenario_recording(scenario, size, seconds=seconds, directory=directory)
+            for key, value in measure_size(recording, two_core_run).items():
+                figures[key if key != "frames" else f"frames_{size[0]}x{size[1]}"] = value
+    finally:
+        live_log.setLevel(level)
     for key, target in TARGETS.items():
         if key in figures:
             below = key.startswith("after_decode")

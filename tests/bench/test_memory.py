@@ -3,6 +3,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from bench.memory import FRAMES_PER_HOUR, growth_mb_per_hour, measure, rss_mb
@@ -30,7 +31,11 @@ def test_rss_is_read_from_proc() -> None:
 
 @pytest.mark.slow
 def test_memory_replays_a_recording_in_a_subprocess_and_reports_its_peak(tmp_path: Path) -> None:
+    # A big parent must not lend its size to the child's peak (ru_maxrss would, across exec).
+    ballast = np.ones(400 * 2**20, np.uint8)
     figures = measure(0.5, (320, 180), scenario="scratch", directory=tmp_path)
+    assert figures["peak_rss_mb"] < rss_mb() - 200
+    del ballast
     assert figures["frames"] == 31
     assert figures["video_s"] == pytest.approx(31 / 60)
     # The child imported the pipeline before it replayed: its peak is at least that much.
