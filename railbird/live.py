@@ -15,6 +15,7 @@ import logging
 import queue
 import statistics
 import threading
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -42,6 +43,9 @@ log = logging.getLogger(__name__)
 CAMERA_PROBLEM_S = 1.0
 """A camera problem stays on the scoreboard this long after it last happened."""
 
+DELAY_WINDOW = 10_000
+"""Delays kept for the statistics: the latest ones, so a session of days holds no growing list."""
+
 
 @dataclass(frozen=True, slots=True)
 class LiveUpdate:
@@ -68,7 +72,7 @@ class LiveUpdate:
 
 @dataclass
 class LiveStats:
-    """Counts and delays of a live run."""
+    """Counts of a live run, and the delays of its latest `DELAY_WINDOW` events and rulings."""
 
     frames_grabbed: int = 0
     frames_processed: int = 0
@@ -78,8 +82,8 @@ class LiveStats:
     events: int = 0
     shots: int = 0
     rulings: int = 0
-    event_delays_s: list[float] = field(default_factory=list)
-    ruling_delays_s: list[float] = field(default_factory=list)
+    event_delays_s: deque[float] = field(default_factory=lambda: deque(maxlen=DELAY_WINDOW))
+    ruling_delays_s: deque[float] = field(default_factory=lambda: deque(maxlen=DELAY_WINDOW))
 
     def summary(self) -> dict[str, float | int | None]:
         """Counts plus the median and 99th-percentile delays."""
@@ -289,11 +293,11 @@ class LiveLoop:
             slot.close()
 
 
-def _median(values: list[float]) -> float | None:
+def _median(values: deque[float]) -> float | None:
     return statistics.median(values) if values else None
 
 
-def _p99(values: list[float]) -> float | None:
+def _p99(values: deque[float]) -> float | None:
     if not values:
         return None
     ordered = sorted(values)

@@ -17,7 +17,7 @@ from hardware.frames import Frame
 from hardware.sim.camera_source import VirtualCamera
 from hardware.sim.render import RenderConfig, TableRenderer
 from hardware.sim.scenarios import run_scenario
-from railbird.live import LiveLoop, LiveUpdate
+from railbird.live import DELAY_WINDOW, LiveLoop, LiveStats, LiveUpdate
 from rules.balls import BallId
 from rules.errors import CameraError
 from rules.events import EventKind
@@ -165,3 +165,15 @@ def test_corrupt_frames_are_skipped_counted_and_shown_and_the_run_goes_on(tmp_pa
     assert [f.time for f in recorded] == [i / 60 for i in (0, 1, 4, 5)]
     clock.advance(2.0)
     assert loop.camera_status() == "ok"  # shown while it lasts, then cleared
+
+
+def test_a_long_session_keeps_only_the_latest_delays() -> None:
+    stats = LiveStats()
+    # A day of play emits far more events than the window: old delays give way to new ones.
+    for k in range(DELAY_WINDOW + 500):
+        stats.event_delays_s.append(1.0 if k < 500 else 0.02)
+        stats.ruling_delays_s.append(0.05)
+    assert len(stats.event_delays_s) == len(stats.ruling_delays_s) == DELAY_WINDOW
+    summary = stats.summary()
+    assert summary["event_delay_median_s"] == summary["event_delay_p99_s"] == 0.02
+    assert summary["ruling_delay_median_s"] == 0.05
