@@ -15,6 +15,7 @@ from hardware.sensors import watch as sensor_watch
 from railbird import __version__, calibrate_cmd, demo, lens_cmd, replay, simulate, watch
 from railbird.config import RailbirdConfig, load_config
 from railbird.referee_cmd import add_referee_command
+from railbird.review import run as review
 from rules.codec import to_jsonable
 from rules.errors import RailbirdError
 
@@ -68,6 +69,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     replay.add_arguments(replay_)
     replay_.set_defaults(run=lambda args: replay.run(args, sys.stdout))
+
+    review_ = commands.add_parser(
+        "review", help="post-match review: annotated video, shot diagrams, an HTML report"
+    )
+    review.add_arguments(review_)
+    review_.set_defaults(run=lambda args: review.run_review(args, sys.stdout))
 
     watch_ = commands.add_parser("watch", help="referee a real table live (camera + sensors)")
     watch.add_arguments(watch_)
