@@ -485,7 +485,13 @@ def test_on_two_fouls_a_near_ball_counts_frozen_at_once_rule_6_7_2() -> None:
         _, state = play(state, safe("9", 11 + 2 * n))
     ruling, state = play(state, cushion_safety(20))
     assert ruling.foul is not None and ruling.foul.rule == "6.7.2"
-    assert points(ruling, ANN) == -16  # the third foul in a row (6.12)
+    assert points(ruling, ANN) == -16  # the third foul in a row (6.12): -18 over the three
+    assert state.scores == (-18, 0)
+    # The note of 6.7.2: all 15 are racked and the offender breaks; Bob has no other option.
+    assert ruling.choices == (Choice.RERACK_OPPONENT_BREAKS,) and ruling.chooser == BOB
+    reracked = GAME.choose(state, Choice.RERACK_OPPONENT_BREAKS)
+    assert reracked.phase is Phase.BREAK and reracked.shooter == ANN
+    assert reracked.on_table == OBJECT_BALLS
 
 
 # 6.7.3, 6.7.6: the 14th ball -------------------------------------------------------------------
