@@ -18,7 +18,9 @@ off the table are spotted (6.7.4, 6.8, 6.9, 6.13, 3.32).
   third, the count starts again, and the incoming player accepts the table or re-racks all 15
   for the offender to break. The warning after the second comes from rule 2.16.
 - A ball within a ball's width of a cushion (6.7.2): two safeties in a row driving it into its
-  nearest cushion, then it counts as frozen for that player (3.38); at once after a foul.
+  nearest cushion, then it counts as frozen for that player (3.38); at once after a foul just
+  before or after such a safety, or when he is on two fouls. Failing 3.38 then, on two fouls,
+  is his third foul (-16 on it, -18 over the three) and all 15 are racked for him to break.
 - The 14th ball (6.7.3, 6.7.6): play stops, the 14 are racked with the apex empty, and the 15th
   ball and the cue ball go where `rules.rerack.plan_rerack` says; the same player shoots on.
 
@@ -440,12 +442,17 @@ def penalise(
         score.append(ScoreChange(player, -EXTRA_POINTS, "6.12", "third consecutive foul"))
         notes.append(f"6.12: third consecutive foul: {name} loses 15 points more")
         choices = _RERACK_CHOICE
+        if foul.kind is FoulKind.FROZEN_BALL and foul.rule == "6.7.2":
+            # 6.7.2's note: on two fouls, failing the frozen-ball rule on a ball near a cushion
+            # is the third foul, and all 15 are racked for him to break: no choice.
+            choices = (Choice.RERACK_OPPONENT_BREAKS,)
+            notes.append(f"6.7.2: all 15 balls are racked and {name} breaks (6.6 applies)")
     if third:
         to_kitchen = True
         notes.append("6.12: the foul count starts again")
     elif _count_after(state, player) == 2:
         warnings.append(_second_foul_warning(player, name))
-    if choices:
+    if len(choices) > 1:
         notes.append(
             f"{state.players[1 - player]} accepts the table (cue ball in hand behind the head "
             f"string) or re-racks all 15 for {name} to break (6.6 applies)"

@@ -485,7 +485,13 @@ def test_on_two_fouls_a_near_ball_counts_frozen_at_once_rule_6_7_2() -> None:
         _, state = play(state, safe("9", 11 + 2 * n))
     ruling, state = play(state, cushion_safety(20))
     assert ruling.foul is not None and ruling.foul.rule == "6.7.2"
-    assert points(ruling, ANN) == -16  # the third foul in a row (6.12)
+    assert points(ruling, ANN) == -16  # the third foul in a row (6.12): -18 over the three
+    assert state.scores == (-18, 0)
+    # The note of 6.7.2: all 15 are racked and the offender breaks; Bob has no other option.
+    assert ruling.choices == (Choice.RERACK_OPPONENT_BREAKS,) and ruling.chooser == BOB
+    reracked = GAME.choose(state, Choice.RERACK_OPPONENT_BREAKS)
+    assert reracked.phase is Phase.BREAK and reracked.shooter == ANN
+    assert reracked.on_table == OBJECT_BALLS
 
 
 # 6.7.3, 6.7.6: the 14th ball -------------------------------------------------------------------
@@ -675,3 +681,35 @@ def test_a_ball_spotted_after_a_foul_is_not_frozen_to_the_cue_ball_lying_there_r
     assert ruling.foul is not None and state.ball_in_hand is BallInHand.NONE
     (spot,) = ruling.spots
     assert abs(spot.position[0] - cue_on_spot[0]) > T.ball_diameter  # clear of the cue ball
+
+
+def test_a_deliberate_third_foul_costs_sixteen_once_and_ends_the_count_rule_3_30() -> None:
+    state = after_break()
+    for n in range(2):
+        _, state = play(state, miss(10 + 2 * n))
+        _, state = play(state, safe("3", 11 + 2 * n))
+    deliberate = Foul.of(FoulKind.DELIBERATE, "caught the cue ball")
+    ruling, state = play(state, safe("3", 20), fouls=(deliberate,))
+    assert points(ruling, BOB) == -16 and state.scores == (0, -18)
+    assert state.fouls_in_a_row == (0, 0)
+
+
+def test_the_non_shooting_player_fouling_during_a_shot_loses_a_point_rule_3_41() -> None:
+    referee = Referee.new("14.1", PLAYERS, T)
+    referee.record(opening_break(index=0), 0.0)
+    referee.record(CallShot(BallId.THREE, FL), 0.5)
+    referee.record(pot("3", FL, 1), 1.0)  # Bob scores
+    referee.record(OperatorFoul(FoulKind.INTERFERENCE, ANN, shot=1, note="Ann jostled"), 1.5)
+    state = referee.state
+    assert state.scores == (-1, 1) and state.shooter == BOB
+
+
+def test_with_ball_in_hand_behind_the_line_a_kitchen_ball_may_not_be_hit_first_rule_3_10() -> None:
+    b = ShotBuilder(index=1).strike().hit("3").cushion("3", CushionId.FOOT).pocket("cue", FL)
+    _, state = play(after_break(), b.build())  # Bob scratches: Ann in hand in the kitchen
+    kitchen_ball = Layout.of({BallId.FOUR: (T.head_string_x - 200.0, 0.0)})
+    shot = ShotBuilder(index=2, at_strike=kitchen_ball).strike().hit("4")
+    shot.cushion("4", CushionId.HEAD)
+    ruling, after = play(state, shot.build(placement=placement(-900.0, 100.0)))
+    assert ruling.foul is not None and ruling.foul.kind is FoulKind.KITCHEN_BALL_FIRST
+    assert after.scores == (-1, -1)
