@@ -14,7 +14,7 @@ class RefereeConfig:
     """What the referee plays and how strictly it checks racks.
 
     Attributes:
-        game: The game's name (``9-ball``, ``8-ball``).
+        game: The game's name (``9-ball``, ``8-ball``, ``14.1``).
         options: The game's options (breaker, warnings, variants).
         rack_check: Tolerances of the rack checks (4.3, 5.2, 6.4).
     """
