@@ -7,6 +7,7 @@ table millimetres, head at the left, foot at the right, the left long cushion (+
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,8 @@ HEADER_PX = 40
 FOOTER_PX = 56
 MAX_TAGS = 30
 """More contacts than this (a break) and only the cue ball's and the cushions' are tagged."""
+LEAP_MM = 250.0
+"""Further than a ball at the tracker's top speed (12 m/s) rolls in a 60 fps frame."""
 MOVED_MM = 5.0
 """A ball that ends further than this from where it started has a path worth drawing."""
 
@@ -178,8 +181,8 @@ def draw_diagram(model: DiagramModel, table: TableSpec) -> np.ndarray:
     for ball, position in model.start.positions:
         cv2.circle(image, canvas.px(position), radius, _bgr(ball), 1, cv2.LINE_AA)
     for ball, path in model.paths:
-        points = np.array([canvas.px(p) for p in path], np.int32)
-        cv2.polylines(image, [points], False, _bgr(ball), 2, cv2.LINE_AA)
+        pieces = [np.array([canvas.px(p) for p in piece], np.int32) for piece in _pieces(path)]
+        cv2.polylines(image, pieces, False, _bgr(ball), 2, cv2.LINE_AA)
     for ball, position in model.end.positions:
         _ball(image, canvas.px(position), radius, ball)
     in_pocket: dict[PocketId, int] = {}
@@ -219,6 +222,17 @@ def draw_diagram(model: DiagramModel, table: TableSpec) -> np.ndarray:
 
     _text(image, legend, (10, canvas.height - 10), 0.45)
     return image
+
+
+def _pieces(path: tuple[Point, ...]) -> list[tuple[Point, ...]]:
+    """The path cut where the track leaps further than a ball can roll between two frames:
+    a lost and re-found ball is drawn as two pieces, not a line it never ran."""
+    pieces: list[list[Point]] = [[path[0]]] if path else []
+    for a, b in itertools.pairwise(path):
+        if math.dist(a, b) > LEAP_MM:
+            pieces.append([])
+        pieces[-1].append(b)
+    return [tuple(p) for p in pieces if len(p) >= 2]
 
 
 def write_diagram(model: DiagramModel, table: TableSpec, path: Path) -> Path:

@@ -150,3 +150,11 @@ def test_a_split_hit_says_which_balls_in_the_flagged_list(tmp_path: Path) -> Non
     flagged = html[html.index('id="flagged"') : html.index('id="stats"')]
     assert "split hit: the cue ball met the 1 and 3 too close together to separate" in flagged
     assert 'data-shot="2"' in flagged and 'data-shot="1"' not in flagged
+
+
+def test_a_recording_without_shots_still_makes_a_report(tmp_path: Path) -> None:
+    html = render_report(_report(tmp_path, shots=[], stats=player_stats([], PLAYERS)))
+    page = _Page()
+    page.feed(html)
+    assert page.rows("shot") == [] and "No shot is flagged." in html
+    assert "0 (0 fouls)" in html
