@@ -7,6 +7,7 @@ table millimetres, head at the left, foot at the right, the left long cushion (+
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,10 @@ SCALE_PX_PER_MM = 0.4
 RAIL_PX = 44
 HEADER_PX = 40
 FOOTER_PX = 56
+MAX_TAGS = 30
+"""More contacts than this (a break) and only the cue ball's and the cushions' are tagged."""
+LEAP_MM = 250.0
+"""Further than a ball at the tracker's top speed (12 m/s) rolls in a 60 fps frame."""
 MOVED_MM = 5.0
 """A ball that ends further than this from where it started has a path worth drawing."""
 
@@ -93,6 +98,18 @@ class DiagramModel:
     def cushion_contacts(self) -> tuple[ContactMark, ...]:
         """The cushion contacts drawn."""
         return tuple(c for c in self.contacts if c.kind is EventKind.BALL_CUSHION)
+
+    @property
+    def tagged(self) -> frozenset[int]:
+        """The contacts drawn with their number: all of them, unless a break's rack crowds
+        the picture; then the cue ball's contacts and the cushion contacts (others are dots)."""
+        if len(self.contacts) <= MAX_TAGS:
+            return frozenset(c.order for c in self.contacts)
+        return frozenset(
+            c.order
+            for c in self.contacts
+            if c.kind is EventKind.BALL_CUSHION or BallId.CUE in c.balls
+        )
 
     @property
     def ball_contacts(self) -> tuple[ContactMark, ...]:
@@ -164,8 +181,8 @@ def draw_diagram(model: DiagramModel, table: TableSpec) -> np.ndarray:
     for ball, position in model.start.positions:
         cv2.circle(image, canvas.px(position), radius, _bgr(ball), 1, cv2.LINE_AA)
     for ball, path in model.paths:
-        points = np.array([canvas.px(p) for p in path], np.int32)
-        cv2.polylines(image, [points], False, _bgr(ball), 2, cv2.LINE_AA)
+        pieces = [np.array([canvas.px(p) for p in piece], np.int32) for piece in _pieces(path)]
+        cv2.polylines(image, pieces, False, _bgr(ball), 2, cv2.LINE_AA)
     for ball, position in model.end.positions:
         _ball(image, canvas.px(position), radius, ball)
     in_pocket: dict[PocketId, int] = {}
@@ -173,7 +190,8 @@ def draw_diagram(model: DiagramModel, table: TableSpec) -> np.ndarray:
         # Balls in one pocket are stacked beside it, each crossed out.
         k = in_pocket[pocket] = in_pocket.get(pocket, -1) + 1
         x, y = canvas.px(table.pocket(pocket).centre)
-        centre = (x + k * (2 * radius + 4), y)
+        inward = -1 if x > canvas.cx else 1  # stacked toward the middle of the table
+        centre = (x + inward * k * (2 * radius + 4), y)
         _ball(image, centre, radius, ball)
         _cross(image, centre, radius + 3, _TEXT)
     for ball in model.off_table:
@@ -181,9 +199,13 @@ def draw_diagram(model: DiagramModel, table: TableSpec) -> np.ndarray:
         if last:
             _cross(image, canvas.px(last[-1]), radius + 3, _LOST)
             _label(image, f"{ball} off", canvas.px(last[-1]), _LOST)
+    tagged = model.tagged
     for contact in model.contacts:
         colour = _CUSHION_MARK if contact.kind is EventKind.BALL_CUSHION else _BALL_MARK
-        _number(image, canvas.px(contact.position), contact.order, colour)
+        if contact.order in tagged:
+            _number(image, canvas.px(contact.position), contact.order, colour)
+        else:
+            cv2.circle(image, canvas.px(contact.position), 2, colour, -1, cv2.LINE_AA)
     # A path tracked into a pocket's throat or off the table stops at the rails.
     image[:HEADER_PX] = _BACKGROUND
     image[canvas.height - FOOTER_PX :] = _BACKGROUND
@@ -195,8 +217,22 @@ def draw_diagram(model: DiagramModel, table: TableSpec) -> np.ndarray:
         f"pocketed: {', '.join(str(b) for b, _ in model.pocketed) or 'none'}; "
         "hollow = start, filled = rest"
     )
+    if len(tagged) < len(model.contacts):
+        legend += f"; {len(model.contacts) - len(tagged)} contacts among object balls as dots"
+
     _text(image, legend, (10, canvas.height - 10), 0.45)
     return image
+
+
+def _pieces(path: tuple[Point, ...]) -> list[tuple[Point, ...]]:
+    """The path cut where the track leaps further than a ball can roll between two frames:
+    a lost and re-found ball is drawn as two pieces, not a line it never ran."""
+    pieces: list[list[Point]] = [[path[0]]] if path else []
+    for a, b in itertools.pairwise(path):
+        if math.dist(a, b) > LEAP_MM:
+            pieces.append([])
+        pieces[-1].append(b)
+    return [tuple(p) for p in pieces if len(p) >= 2]
 
 
 def write_diagram(model: DiagramModel, table: TableSpec, path: Path) -> Path:

@@ -244,9 +244,16 @@ def _flag_badges(review: ReviewShot) -> str:
 
 
 def _review_reasons(review: ReviewShot) -> str:
+    reasons = []
+    first = review.shot.first_contact
+    if first is not None and first.is_split:
+        balls = " and ".join(str(b) for b in first.candidates)
+        reasons.append(f"split hit: the cue ball met the {balls} too close together to separate")
     if review.ruling is None:
-        return review.refused or "not judged"
-    return "; ".join(f"{r.reason} (rule {r.rule})" for r in review.ruling.reviews)
+        reasons.append(review.refused or "not judged")
+    else:
+        reasons.extend(f"{r.reason} (rule {r.rule})" for r in review.ruling.reviews)
+    return "; ".join(reasons)
 
 
 def _seek_link(report: MatchReport, review: ReviewShot) -> str:

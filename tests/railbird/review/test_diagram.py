@@ -78,6 +78,22 @@ def test_the_picture_shows_the_table_and_the_paths(model, tmp_path: Path) -> Non
     assert np.abs(image.astype(int) - cloth.astype(int)).sum() > 0
 
 
+def test_a_crowded_break_tags_the_cue_balls_and_the_cushions_contacts_only(
+    tmp_path: Path,
+) -> None:
+    start = Layout.of({"cue": (-800.0, 0.0), "1": (600.0, 0.0), "2": (650.0, 30.0)})
+    builder = ShotBuilder(at_strike=start).strike(t=0.0).hit("1", t=0.2)
+    for k in range(40):  # the rack's balls knock together
+        builder.hit("2", "1", t=0.3 + k * 0.01)
+    shot = builder.cushion("2", CushionId.FOOT, t=1.0).build(end_time=2.0)
+    times = np.linspace(0.0, 2.0, 21)
+    paths = straight_paths({"cue": ((-800.0, 0.0), (500.0, 0.0))}, times)
+    model = build_diagram(reviewed(tmp_path, [shot])[0], paths)
+    assert len(model.contacts) == 42 and len(model.ball_contacts) == 41
+    assert model.tagged == {1, 42}  # the cue ball's contact and the cushion's
+    assert draw_diagram(model, TABLE_9FT).shape[0] > 300
+
+
 def test_an_unwritable_diagram_is_a_clear_error(model, tmp_path: Path) -> None:
     with pytest.raises(RecordError, match="cannot write the shot diagram"):
         write_diagram(model, TABLE_9FT, tmp_path / "missing" / "shot.png")

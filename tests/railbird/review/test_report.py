@@ -139,3 +139,22 @@ def test_shots_csv(tmp_path: Path) -> None:
     assert rows[2]["video_time"] == "5.000"
     with pytest.raises(RecordError, match="cannot write the shots CSV"):
         write_shots_csv(report.shots, None, tmp_path / "nope" / "shots.csv")
+
+
+def test_a_split_hit_says_which_balls_in_the_flagged_list(tmp_path: Path) -> None:
+    split = (
+        ShotBuilder(index=1).strike(t=3.0).hit("1", t=3.2, uncertainty=0.01).hit("3", t=3.205)
+    ).build(end_time=4.0)
+    shots = reviewed(tmp_path, [break_shot(0, pocket=(("2", PocketId.FOOT_LEFT),)), split])
+    html = render_report(_report(tmp_path, shots=shots, stats=player_stats(shots, PLAYERS)))
+    flagged = html[html.index('id="flagged"') : html.index('id="stats"')]
+    assert "split hit: the cue ball met the 1 and 3 too close together to separate" in flagged
+    assert 'data-shot="2"' in flagged and 'data-shot="1"' not in flagged
+
+
+def test_a_recording_without_shots_still_makes_a_report(tmp_path: Path) -> None:
+    html = render_report(_report(tmp_path, shots=[], stats=player_stats([], PLAYERS)))
+    page = _Page()
+    page.feed(html)
+    assert page.rows("shot") == [] and "No shot is flagged." in html
+    assert "0 (0 fouls)" in html
