@@ -198,10 +198,17 @@ class BallDetector:
             self._mask[y0:y1, x0:x1] = mask
             self._weight[y0:y1, x0:x1] = weight
         kept = [] if whole else self._unchanged(rects, changed)
+        roi = self._roi_edges
+        if whole:
+            # One pass over the grid, edges only inside the rectangles: cheaper than many.
+            roi = np.zeros_like(roi)
+            for x0, y0, x1, y1 in rects:
+                roi[y0:y1, x0:x1] = self._roi_edges[y0:y1, x0:x1]
+            rects = [(0, 0, *self.view.size)]
         candidates = []
         for rect in rects:
             x0, y0, x1, y1 = rect
-            for start, r in self._candidates(small[y0:y1, x0:x1], rect):
+            for start, r in self._candidates(small[y0:y1, x0:x1], rect, roi):
                 if inside(self.view.to_working(start), rect) and not any(
                     np.hypot(*(start - s)) < 1.2 * r for s, _ in candidates
                 ):
@@ -353,14 +360,13 @@ class BallDetector:
     # Balls -------------------------------------------------------------------------------------
 
     def _candidates(
-        self, small: np.ndarray, rect: tuple[int, int, int, int]
+        self, small: np.ndarray, rect: Rect, roi: np.ndarray
     ) -> list[tuple[np.ndarray, float]]:
-        """Candidate centres (full-resolution pixels) and expected radii within a rectangle."""
+        """Candidate centres (full-resolution pixels) and expected radii within a rectangle,
+        from the edges within ``roi`` (the whole grid's mask)."""
         cfg = self.config
         x0, y0, x1, y1 = rect
-        ys, xs, cos, sin, _ = circles.edge_directions(
-            small, self._roi_edges[y0:y1, x0:x1], cfg.edge_threshold
-        )
+        ys, xs, cos, sin, _ = circles.edge_directions(small, roi[y0:y1, x0:x1], cfg.edge_threshold)
         radius = self._radius_small[y0:y1, x0:x1]
         acc = circles.vote(small.shape[:2], ys, xs, cos, sin, radius)
         out: list[tuple[np.ndarray, float]] = []
