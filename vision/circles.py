@@ -137,6 +137,8 @@ def fit_circles(
     prior = np.exp(-0.5 * ((rel - 1.0) / 0.12) ** 2).astype(np.float32)[:, None, :]
     wide = prior * ((rel > 0.72) & (rel < 1.32))[:, None, :]
     narrow = prior * ((rel > 0.88) & (rel < 1.1))[:, None, :]
+    outer = (design[:, :, None] * design[:, None, :]).reshape(_ANGLES, 9)
+    rows, cols = np.arange(n)[:, None], np.arange(_ANGLES)[None, :]
     fit_r = exp.copy()
     err = np.zeros((n, _ANGLES))
     good = np.zeros((n, _ANGLES), dtype=bool)
@@ -160,20 +162,20 @@ def fit_circles(
         strong = local & (energy >= (0.35 if it else 1.0) * peak) & (peak > 0)
         last = energy.shape[2] - 1
         k = np.where(strong.any(axis=2), last - np.argmax(strong[..., ::-1], axis=2), 0)
-        k = np.clip(k, 1, last - 1)
-        e0 = np.take_along_axis(energy, (k - 1)[..., None], axis=2)[..., 0]
-        e1 = np.take_along_axis(energy, k[..., None], axis=2)[..., 0]
-        e2 = np.take_along_axis(energy, (k + 1)[..., None], axis=2)[..., 0]
+        k = np.minimum(np.maximum(k, 1), last - 1)
+        e0 = energy[rows, cols, k - 1]
+        e1 = energy[rows, cols, k]
+        e2 = energy[rows, cols, k + 1]
         denom = e0 - 2 * e1 + e2
         offset = np.where(denom < 0, 0.5 * (e0 - e2) / np.where(denom < 0, denom, -1), 0.0)
-        r = radii[k] + np.clip(offset, -1, 1) * (max_r / bins)
+        r = radii[k] + np.minimum(np.maximum(offset, -1), 1) * step_px
         typical = np.median(e1, axis=1, keepdims=True)
         good = (e1 > 0.15 * typical) & (e1 > 0)
         sol = np.zeros((n, 3))
         for _ in range(2):
-            sol = _weighted_fit(design, r, good)
+            sol = _weighted_fit(design, outer, r, good)
             err = np.abs(sol @ design.T - r)
-            med = np.nan_to_num(_masked_median(err, good))
+            med = _masked_median(err, good)
             keep = good & (err < np.maximum(1.0, 2.5 * med)[:, None])
             enough = keep.sum(axis=1) >= 8
             good = np.where(enough[:, None], keep, good)
@@ -210,21 +212,25 @@ def _inside(
 
 
 def _masked_median(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Median of each row's masked values (nan for an empty row), without a Python loop."""
-    filled = np.where(mask, values, np.inf)
-    ordered = np.sort(filled, axis=1)
+    """Median of each row's masked values (0 for an empty row), without a Python loop."""
+    ordered = np.sort(np.where(mask, values, np.inf), axis=1)
     count = mask.sum(axis=1)
-    idx = np.clip((count - 1) // 2, 0, values.shape[1] - 1)
-    lo = np.take_along_axis(ordered, idx[:, None], axis=1)[:, 0]
-    hi = np.take_along_axis(ordered, np.clip(count // 2, 0, values.shape[1] - 1)[:, None], axis=1)
-    return np.where(count > 0, 0.5 * (lo + hi[:, 0]), np.nan)
+    every = np.arange(len(values))
+    lo = ordered[every, np.maximum((count - 1) // 2, 0)]
+    hi = ordered[every, np.minimum(count // 2, values.shape[1] - 1)]
+    return np.where(count > 0, 0.5 * (lo + hi), 0.0)
 
 
-def _weighted_fit(design: np.ndarray, r: np.ndarray, good: np.ndarray) -> np.ndarray:
-    """Per row, least squares of r(theta) = R + dx cos + dy sin over the good rays, (n, 3)."""
+def _weighted_fit(
+    design: np.ndarray, outer: np.ndarray, r: np.ndarray, good: np.ndarray
+) -> np.ndarray:
+    """Per row, least squares of r(theta) = R + dx cos + dy sin over the good rays, (n, 3).
+
+    ``outer`` holds each ray's design row's outer product with itself, flattened (angles, 9).
+    """
     w = good.astype(np.float64)
-    ata = np.einsum("na,ai,aj->nij", w, design, design) + np.eye(3) * 1e-9
-    atb = np.einsum("na,ai,na->ni", w, design, r)
+    ata = (w @ outer).reshape(-1, 3, 3) + np.eye(3) * 1e-9
+    atb = (w * r) @ design
     return np.linalg.solve(ata, atb[..., None])[..., 0]
 
 

@@ -47,7 +47,7 @@ from vision.detections import Detections, Polygon
 from vision.foreign import ClothContrast
 from vision.found import FoundBall
 from vision.occluders import LeftoverReader, occluder_area_mm2
-from vision.regions import Rect, changed_rects, inside, merge, on
+from vision.regions import Rect, changed_pixels, changed_rects, inside, merge, on
 from vision.streaks import StreakReader, signed
 from vision.table_view import SCALE, TableView
 
@@ -169,13 +169,14 @@ class BallDetector:
             self._learn_cloth(image, index)
             if self._contrast is None:
                 return Detections.empty(index, time)
-        rects = changed_rects(
-            small,
-            self._last_small,
-            self.view.roi,
-            self.config.change_threshold,
-            float(self._radius_small.max()),
-        )
+        changed = None
+        if self._last_small is None:
+            rects = [(0, 0, *self.view.size)]
+        else:
+            changed = changed_pixels(
+                small, self._last_small, self.view.roi, self.config.change_threshold
+            )
+            rects = changed_rects(changed, float(self._radius_small.max()))
         if not rects and self._previous is not None:
             # Nothing moved: the balls, their names and the occluders are as they were.
             return self._restamp(self._previous, index, time)
@@ -196,26 +197,33 @@ class BallDetector:
             mask, weight = self._contrast.foreign(small[y0:y1, x0:x1], (x0, y0, x1, y1))
             self._mask[y0:y1, x0:x1] = mask
             self._weight[y0:y1, x0:x1] = weight
-        kept = (
-            []
-            if whole
-            else [
-                b
-                for b in self._balls
-                if not any(inside(self.view.to_working(b.centre_px), r) for r in rects)
-            ]
-        )
+        kept = [] if whole else self._unchanged(rects, changed)
+        roi = self._roi_edges
+        if whole:
+            # One pass over the grid, edges only inside the rectangles: cheaper than many.
+            roi = np.zeros_like(roi)
+            for x0, y0, x1, y1 in rects:
+                roi[y0:y1, x0:x1] = self._roi_edges[y0:y1, x0:x1]
+            rects = [(0, 0, *self.view.size)]
         candidates = []
         for rect in rects:
             x0, y0, x1, y1 = rect
-            for start, r in self._candidates(small[y0:y1, x0:x1], rect):
+            for start, r in self._candidates(small[y0:y1, x0:x1], rect, roi):
                 if inside(self.view.to_working(start), rect) and not any(
                     np.hypot(*(start - s)) < 1.2 * r for s, _ in candidates
                 ):
                     candidates.append((start, r))
+        candidates = [
+            (s, r)
+            for s, r in candidates
+            if not any(np.hypot(*(s - b.centre_px)) < b.radius_px for b in kept)
+        ]
         found = self._circles(image, candidates)
         found = [
-            b for b in found if any(inside(self.view.to_working(b.centre_px), r) for r in rects)
+            b
+            for b in found
+            if any(inside(self.view.to_working(b.centre_px), r) for r in rects)
+            and not any(np.hypot(*(b.centre_px - k.centre_px)) < k.radius_px for k in kept)
         ]
         found = [
             b
@@ -234,6 +242,23 @@ class BallDetector:
         detections = self._detections(index, time, balls, occluded)
         self._previous = detections
         return detections
+
+    def _unchanged(self, rects: list[Rect], changed: np.ndarray) -> list[FoundBall]:
+        """The previous frame's balls whose place did not change: outside every searched
+        rectangle, or inside one but with no changed pixel on or around their disc (a ball
+        resting beside one that rolled past)."""
+        out = []
+        for b in self._balls:
+            c = self.view.to_working(b.centre_px)
+            if any(inside(c, r) for r in rects):
+                reach = 1.3 * b.radius_px / SCALE
+                x0, y0 = max(int(c[0] - reach), 0), max(int(c[1] - reach), 0)
+                if cv2.countNonZero(
+                    changed[y0 : int(c[1] + reach) + 2, x0 : int(c[0] + reach) + 2]
+                ):
+                    continue
+            out.append(b)
+        return out
 
     def _occupied(self, small: np.ndarray) -> list[Rect] | None:
         """Working-grid rectangles around everything that is not cloth, found on a quarter-
@@ -335,14 +360,13 @@ class BallDetector:
     # Balls -------------------------------------------------------------------------------------
 
     def _candidates(
-        self, small: np.ndarray, rect: tuple[int, int, int, int]
+        self, small: np.ndarray, rect: Rect, roi: np.ndarray
     ) -> list[tuple[np.ndarray, float]]:
-        """Candidate centres (full-resolution pixels) and expected radii within a rectangle."""
+        """Candidate centres (full-resolution pixels) and expected radii within a rectangle,
+        from the edges within ``roi`` (the whole grid's mask)."""
         cfg = self.config
         x0, y0, x1, y1 = rect
-        ys, xs, cos, sin, _ = circles.edge_directions(
-            small, self._roi_edges[y0:y1, x0:x1], cfg.edge_threshold
-        )
+        ys, xs, cos, sin, _ = circles.edge_directions(small, roi[y0:y1, x0:x1], cfg.edge_threshold)
         radius = self._radius_small[y0:y1, x0:x1]
         acc = circles.vote(small.shape[:2], ys, xs, cos, sin, radius)
         out: list[tuple[np.ndarray, float]] = []
@@ -404,7 +428,10 @@ class BallDetector:
         for b in balls:
             if b.like is None:
                 disc, ring = _disc_lab(image, b.centre_px, b.radius_px)
-                like = identity.likelihoods(ball_pixels(disc), self.colours, ball_pixels(ring))
+                band = identity.band_fraction(ring, self.colours.cloth_lab)
+                like = identity.likelihoods(
+                    ball_pixels(disc), self.colours, ball_pixels(ring), band
+                )
                 b = dataclasses.replace(b, like=like)
             out.append(b)
         return out

@@ -18,17 +18,54 @@ import math
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from calibration.colour import BallPixels, ColourModel
+from calibration.colour import WHITE_CHROMA, BallPixels, ColourModel
 from rules.balls import BallId
 
 _N = 16
 _IDS = tuple(BallId)
 _STRIPED = np.array([b.striped for b in _IDS])
 _EPS = 1e-9
+_CLOTH_BAND = 8.0  # a-b distance from the neutral-to-cloth line still counted as cloth tinge
+_BAND_DARK_L = 60.0  # a rim pixel darker than this (and not cloth) is a dark band's shade
+_BAND_MIN = 0.01  # the cue ball's rim shows none of a band (0.000 on the virtual table)
+_BAND_SD = 0.01
+
+
+def band_fraction(ring_lab: np.ndarray, cloth_lab: tuple[float, float, float]) -> float:
+    """Share of a ball's rim ring that shows a stripe's band: coloured or black pixels that are
+    not the cloth's colour.
+
+    The cue ball's rim is white shading to grey, tinged with the cloth where the camera blends
+    the two at the outline (a blend lies on the line from neutral to the cloth's colour in the
+    a-b plane); a stripe seen cap-on shows its band only there, as a colour off that line or as
+    a dark shade of it.
+
+    Args:
+        ring_lab: (n, 3) OpenCV Lab pixels of the ring just inside the ball's outline.
+        cloth_lab: The cloth's Lab.
+    """
+    px = np.asarray(ring_lab, dtype=np.float32).reshape(-1, 3)
+    if len(px) == 0:
+        return 0.0
+    a, b = px[:, 1] - 128.0, px[:, 2] - 128.0
+    ca, cb = cloth_lab[1] - 128.0, cloth_lab[2] - 128.0
+    norm = math.hypot(ca, cb)
+    if norm < 1.0:
+        clothlike = np.hypot(a, b) < _CLOTH_BAND
+    else:
+        along = (a * ca + b * cb) / norm
+        across = np.abs(b * ca - a * cb) / norm
+        clothlike = (across < _CLOTH_BAND) & (along > 0)
+    coloured = np.hypot(a, b) >= WHITE_CHROMA
+    dark = px[:, 0] < _BAND_DARK_L
+    return float(np.mean((coloured | dark) & ~clothlike))
 
 
 def likelihoods(
-    stats: BallPixels, model: ColourModel, ring: BallPixels | None = None
+    stats: BallPixels,
+    model: ColourModel,
+    ring: BallPixels | None = None,
+    band: float | None = None,
 ) -> np.ndarray:
     """Relative likelihood of each ball id (16,) given one ball's pixel statistics.
 
@@ -37,6 +74,7 @@ def likelihoods(
         model: The colour model.
         ring: The ring just inside the rim: a stripe seen end-on from above is a white cap
             with its band only there, which tells it from the cue ball.
+        band: `band_fraction` of that ring, when known: the cue ball shows none.
     """
     w = stats.white_fraction
     colour = stats.colour_lab
@@ -45,12 +83,19 @@ def likelihoods(
     # shows at most its number disc (and a highlight).
     p_cue = _gauss(1.0 - w, 0.0, 0.06)
     if ring is not None:
-        p_cue *= _gauss(ring.colour_fraction, 0.0, 0.1)
+        if band is None:
+            p_cue *= _gauss(ring.colour_fraction, 0.0, 0.1)
         if colour is None or stats.colour_fraction < 0.1:
             colour = ring.colour_lab or colour
     p_solid = _gauss(w, 0.06, 0.09) + 0.02
     p_stripe = _gauss(w, 0.55, 0.2) + 0.02
-    if stats.colour_fraction < 0.04 and stats.dark_fraction < 0.2:
+    banded = band is not None and band > _BAND_MIN
+    if band is not None:
+        p_cue *= _gauss(band, 0.0, _BAND_SD)
+        if banded:
+            # A stripe turned cap-up: all white but its band at the rim.
+            p_stripe = max(p_stripe, 0.3)
+    if stats.colour_fraction < 0.04 and stats.dark_fraction < 0.2 and not banded:
         p_solid = p_stripe = 0.02  # no colour at all: a cue ball (or a stripe face-on)
     for i, ball in enumerate(_IDS):
         if ball is BallId.CUE:

@@ -16,31 +16,33 @@ Rect = tuple[int, int, int, int]
 """(x0, y0, x1, y1) on the working grid, x1 and y1 exclusive."""
 
 
-def changed_rects(
-    small: np.ndarray,
-    last_small: np.ndarray | None,
-    roi: np.ndarray,
-    threshold: float,
-    radius_max: float,
-) -> list[Rect]:
-    """Rectangles around what changed since the last frame, one per separate change.
+def changed_pixels(
+    small: np.ndarray, last_small: np.ndarray, roi: np.ndarray, threshold: float
+) -> np.ndarray:
+    """Where the working-grid image changed since the last frame (uint8 0/255).
 
     Args:
         small: This frame on the working grid, BGR uint8.
-        last_small: The previous frame there (None: the whole grid is one rectangle).
+        last_small: The previous frame there.
         roi: Where a change matters (uint8, non-zero inside).
         threshold: Sum over B, G, R of a pixel's change that makes it changed.
+    """
+    diff = cv2.transform(cv2.absdiff(small, last_small), np.ones((1, 3), np.float32))
+    changed = cv2.compare(diff, threshold, cv2.CMP_GT)
+    return cv2.bitwise_and(changed, roi)
+
+
+def changed_rects(changed: np.ndarray, radius_max: float) -> list[Rect]:
+    """Rectangles around what changed, one per separate change.
+
+    Args:
+        changed: `changed_pixels`.
         radius_max: The largest ball radius on the working grid (rectangles are padded by it).
 
     Returns:
         Empty when nothing changed; the whole grid when most of it did.
     """
-    gh, gw = small.shape[:2]
-    if last_small is None:
-        return [(0, 0, gw, gh)]
-    diff = cv2.transform(cv2.absdiff(small, last_small), np.ones((1, 3), np.float32))
-    changed = cv2.compare(diff, threshold, cv2.CMP_GT)
-    changed = cv2.bitwise_and(changed, roi)
+    gh, gw = changed.shape[:2]
     if cv2.countNonZero(changed) < 3:
         return []
     pad = math.ceil(2.5 * radius_max) + 4

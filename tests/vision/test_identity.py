@@ -64,3 +64,33 @@ def test_an_unnamed_row_is_not_forced_onto_a_ball() -> None:
 def test_no_rows_no_assignment() -> None:
     assigned, revised = identity.assign(np.zeros((0, 16)), np.zeros(0))
     assert assigned.shape == (0,) and revised.shape == (0, 16)
+
+
+RED_CLOTH_LAB = (78.0, 174.0, 151.0)
+
+
+def rim(n_white: int, extra: list[tuple[float, float, float]]) -> np.ndarray:
+    """A rim ring's Lab pixels: white shading, plus the given others."""
+    white = [(200.0 - i % 80, 128.0, 128.0) for i in range(n_white)]
+    return np.array(white + extra, dtype=np.float32)
+
+
+def test_a_cue_balls_rim_tinged_by_the_cloth_shows_no_band() -> None:
+    # The camera blends the rim with the red cloth: pixels on the neutral-to-cloth line.
+    tinged = [(150.0, 128 + 0.5 * 46, 128 + 0.5 * 23)] * 20
+    assert identity.band_fraction(rim(80, tinged), RED_CLOTH_LAB) == 0.0
+
+
+def test_a_stripe_seen_cap_up_shows_its_band_at_the_rim() -> None:
+    blue_band = [(60.0, 145.0, 90.0)] * 10
+    assert identity.band_fraction(rim(90, blue_band), RED_CLOTH_LAB) == pytest.approx(0.1)
+
+
+def test_a_stripe_cap_up_is_not_the_cue_ball() -> None:
+    # Nearly all white in the middle; its blue band only in the rim ring.
+    disc = BallPixels(0.95, 0.03, None, 0.02, MODEL.white_lab)
+    ring = BallPixels(0.7, 0.15, MODEL.colour_of(BallId.TEN).lab, 0.15, MODEL.white_lab)
+    like = identity.likelihoods(disc, MODEL, ring, band=0.13)
+    assert BALL_ORDER[int(np.argmax(like))] is BallId.TEN
+    cue = identity.likelihoods(BallPixels(1.0, 0.0, None, 0.0, MODEL.white_lab), MODEL, ring, 0.0)
+    assert BALL_ORDER[int(np.argmax(cue))] is BallId.CUE
