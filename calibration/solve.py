@@ -59,6 +59,8 @@ class PoseSolution:
             corners.
         reprojection_mm: The same on the table, millimetres.
         intrinsics: Where the lens came from.
+        nose_agreement: Share of the points along the noses whose image edge lies within
+            1.5 px of the posed noses, when the pose was aligned on them; None otherwise.
     """
 
     camera: CameraModel
@@ -66,6 +68,7 @@ class PoseSolution:
     reprojection_px: float
     reprojection_mm: float
     intrinsics: IntrinsicsSource
+    nose_agreement: float | None = None
 
 
 def nose_corners_mm(table: TableSpec, head: HeadSide) -> np.ndarray:
@@ -153,7 +156,10 @@ def solve_from_image(
 ) -> tuple[PoseSolution, TableFinding]:
     """Find the table in a frame and pose the camera on it.
 
-    With a known lens the frame is undistorted first, so the cushion noses are straight.
+    With a known lens the frame is undistorted first, so the cushion noses are straight. The
+    pose solved on the four nose corners is then refined on the whole length of the six noses
+    in the raw frame (`align.align_to_noses`); for a lens not given, its focal length (when the
+    view has perspective) and radial distortion k1 (the noses' bend) are refined with it.
 
     Raises:
         CalibrationError: no table found, or no pose fits (the message says which and where).
@@ -184,7 +190,8 @@ def _aligned(
     """The corner solution refined on the whole length of the cushion noses (`align`), or the
     corner solution as it is when too little of the noses' edges agrees with it."""
     refine_focal = solution.intrinsics is IntrinsicsSource.ESTIMATED
-    alignment = align_to_noses(image, table, solution.camera, refine_focal)
+    refine_k1 = solution.intrinsics is not IntrinsicsSource.GIVEN
+    alignment = align_to_noses(image, table, solution.camera, refine_focal, refine_k1)
     if alignment.share < MIN_POINTS_SHARE or alignment.edge_rms_px > MAX_EDGE_RMS_PX:
         log.info(
             "%s: nose edges agree on %.0f%% of the noses (RMS %.2f px): posed on the corners",
@@ -197,7 +204,12 @@ def _aligned(
     corners = camera.project(nose_corners_mm(table, head or _head_side(solution)))
     error_mm = alignment.edge_rms_px * camera.mm_per_pixel(np.zeros(3))
     return PoseSolution(
-        camera, _as_points(corners), alignment.edge_rms_px, error_mm, solution.intrinsics
+        camera,
+        _as_points(corners),
+        alignment.edge_rms_px,
+        error_mm,
+        solution.intrinsics,
+        alignment.share,
     )
 
 
