@@ -12,7 +12,9 @@ Run: ``PYTHONPATH=. python -m bench --only calibration`` (or ``python -m bench.c
   the lens (focal length estimated or assumed, no distortion model) is in the JSON beside it.
   Quick: four poses, one cloth each, lens known only; full: every cloth with every pose.
 - Real frames (``../shared/data/real/broadcast-8ball``, when present, full run only): the found
-  cloth quad's overlap (IoU) with the labelled playing-field mask, per clip's view.
+  cloth quad's overlap (IoU) with the labelled playing-field mask, per clip's view; which
+  frames calibrate as a 9 ft table (no lens given) and their confidence (the share of the noses
+  agreeing with the pose, or the finder's own).
 """
 
 from __future__ import annotations
@@ -130,9 +132,9 @@ def _virtual(quick: bool) -> dict:
 
 
 def _real() -> dict:
-    """IoU of the found cloth with the labelled playing field, per view (game)."""
+    """IoU of the found cloth with the labelled playing field, per view (game); calibration."""
     by_game: dict[str, list[float]] = {}
-    refused = []
+    refused, not_calibrated, confidences = [], [], []
     for path in sorted(DATA.glob("*/frames/frame_*.png")):
         clip = path.parents[1].name
         image = cv2.imread(str(path))
@@ -148,11 +150,20 @@ def _real() -> dict:
         labelled = labels[:, :, 0] > 0
         iou = float((ours & labelled).sum() / (ours | labelled).sum())
         by_game.setdefault(clip.split("_")[0], []).append(iou)
+        try:
+            cal = calibrate_image(image, TABLE, made_from=str(path))
+            confidences.append(cal.confidence)
+        except RailbirdError:
+            not_calibrated.append(f"{clip}/{path.stem}")
     figures: dict = {
         f"iou_{game}_median": round(float(np.median(v)), 3) for game, v in by_game.items()
     }
     figures |= {f"iou_{game}_min": round(float(min(v)), 3) for game, v in by_game.items()}
-    figures["refused"] = ", ".join(refused) or "none"
+    figures["table_not_found"] = ", ".join(refused) or "none"
+    figures["calibrated_frames"] = len(confidences)
+    figures["not_calibrated"] = ", ".join(not_calibrated) or "none"
+    if confidences:
+        figures["confidence_median"] = round(float(np.median(confidences)), 3)
     return figures
 
 

@@ -43,6 +43,8 @@ SEARCH_PX = (8.0, 4.0, 2.0, 1.5)
 """Half-width of the edge search around the projected nose, per round."""
 LOSS_SCALE_PX = 0.5
 """Residuals beyond this count linearly (soft L1), so outliers pull little."""
+K1_PRIOR_PX = 10.0
+"""Scale of the prior on radial distortion: its shift of the image corner, pixels."""
 MIN_POINTS_SHARE = 0.4
 """An alignment that found the edge on fewer of its profiles than this is not trusted."""
 
@@ -234,8 +236,17 @@ def _fit(camera, points, seen, normals, refine_focal: bool, refine_k1: bool) -> 
         fy = fx * camera.fy / camera.fx
         return CameraModel(cam.image_size, fx, fy, cam.cx, cam.cy, distortion, cam.rvec, cam.tvec)
 
+    # A weak prior holds k1 near 0 where the noses say little of it (a long lens): it costs a
+    # pixel per K1_PRIOR_PX the distortion moves the image's corner.
+    half_diagonal = float(np.hypot(*camera.image_size)) / 2
+
     def residuals(params: np.ndarray) -> np.ndarray:
-        return np.einsum("ij,ij->i", posed(params).project(points) - seen, normals)
+        cam = posed(params)
+        edges = np.einsum("ij,ij->i", cam.project(points) - seen, normals)
+        if not refine_k1:
+            return edges
+        corner_shift = cam.distortion[0] * half_diagonal**3 / cam.fx**2
+        return np.append(edges, corner_shift / K1_PRIOR_PX)
 
     scale = np.array([1e-3] * 3 + [1.0] * 3 + [1e-3] * len(extra))
     result = least_squares(

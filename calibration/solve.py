@@ -10,6 +10,7 @@ be told apart, and the ball-centre plane depends on that height.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 from collections.abc import Sequence
@@ -173,7 +174,24 @@ def solve_from_image(
     if lens is not None and any(lens.distortion):
         corners = _distort_pixels(lens, corners)
     solution = solve_from_corners(table, _as_points(corners), size, lens, head)
-    return _aligned(image, table, solution, head, where), finding
+    aligned = _aligned(image, table, solution, head, where)
+    if solution.intrinsics is IntrinsicsSource.ESTIMATED and _agreement(aligned) < CLEAR_AGREEMENT:
+        # The corners of a table bent by an unknown lens can give a focal length far off, and
+        # an alignment started there a wrong pose: start once more from the default lens.
+        seed = _solve(table, corners, size, CameraModel.default(size), head or _head_side(solution))
+        seed = dataclasses.replace(seed, intrinsics=IntrinsicsSource.ESTIMATED)
+        other = _aligned(image, table, seed, head, where)
+        if _agreement(other) > _agreement(aligned):
+            aligned = other
+    return aligned, finding
+
+
+CLEAR_AGREEMENT = 0.9
+"""Share of the noses agreeing with an aligned pose above which no other start is tried."""
+
+
+def _agreement(solution: PoseSolution) -> float:
+    return solution.nose_agreement if solution.nose_agreement is not None else 0.0
 
 
 MAX_EDGE_RMS_PX = 1.0

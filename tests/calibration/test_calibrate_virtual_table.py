@@ -109,3 +109,16 @@ def test_the_confidence_is_the_share_of_the_noses_that_agree_with_the_pose() -> 
     image = TableRenderer(T9, truth, RenderConfig()).render(BALLS, 0)
     calibration = calibrate_image(image, T9, lens=truth, head=HeadSide.LEFT)
     assert calibration.confidence > 0.9
+
+
+def test_a_strongly_bent_uncalibrated_view_is_not_left_on_a_focal_length_far_off() -> None:
+    # The corners of this view, bent by the lens, give a focal length over twice the true one;
+    # aligned from there the noses agree on only half their length, so the alignment starts
+    # once more from the default lens.
+    truth = CameraModel.overhead(T9, **RIGS[4][0])
+    image = TableRenderer(T9, truth, RenderConfig(cloth=ClothColour.RED)).render(BALLS, 0)
+    calibration = calibrate_image(image, T9, head=HeadSide.LEFT)
+    assert calibration.camera.fx == pytest.approx(truth.fx, rel=0.05)
+    seen = np.asarray(calibration.nose_corners_px)
+    assert np.abs(seen - truth.project(nose_corners_mm(T9, HeadSide.LEFT))).max() < 2.0
+    assert calibration.confidence > 0.9
