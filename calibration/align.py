@@ -43,6 +43,8 @@ SEARCH_PX = (8.0, 4.0, 2.0, 1.5)
 """Half-width of the edge search around the projected nose, per round."""
 LOSS_SCALE_PX = 0.5
 """Residuals beyond this count linearly (soft L1), so outliers pull little."""
+K1_PRIOR_PX = 10.0
+"""Scale of the prior on radial distortion: its shift of the image corner, pixels."""
 MIN_POINTS_SHARE = 0.4
 """An alignment that found the edge on fewer of its profiles than this is not trusted."""
 
@@ -93,6 +95,7 @@ def align_to_noses(
     table: TableSpec,
     camera: CameraModel,
     refine_focal: bool = False,
+    refine_k1: bool = False,
 ) -> Alignment:
     """Refine ``camera``'s pose (and focal length) so the noses fall on the image's edges.
 
@@ -102,6 +105,8 @@ def align_to_noses(
         camera: A pose good to a few pixels (from the corners).
         refine_focal: Also refine one focal length (square pixels): for lenses estimated from the
             table's perspective, not for given or default ones.
+        refine_k1: Also refine the radial distortion k1, which bends the noses: for a lens
+            that was not calibrated.
 
     Returns:
         The refined camera with its fit; the input camera with a share of 0 when no edge is
@@ -117,7 +122,7 @@ def align_to_noses(
         if keep.sum() < 12:
             log.debug("nose alignment: only %d edge points found", int(keep.sum()))
             return Alignment(camera, float("inf"), 0, len(points))
-        current = _fit(current, points[keep], seen[keep], normals[keep], refine_focal)
+        current = _fit(current, points[keep], seen[keep], normals[keep], refine_focal, refine_k1)
     seen, normals, keep = _find_edges(
         intensity, current, points, along, inward, sides, SEARCH_PX[-1]
     )
@@ -213,33 +218,37 @@ def _crossings(profiles: np.ndarray, offsets: np.ndarray, k: np.ndarray, r: int)
     return offsets[k - r + i] + (offsets[1] - offsets[0]) * fraction
 
 
-def _fit(camera, points, seen, normals, refine_focal: bool) -> CameraModel:
-    """The pose (and focal) minimising the soft-L1 distances from projected nose points to the
-    edges seen, measured along each point's image normal."""
-    start = np.concatenate(
-        [camera.rvec, camera.tvec] + ([[np.log(camera.fx)]] if refine_focal else [])
+def _fit(camera, points, seen, normals, refine_focal: bool, refine_k1: bool) -> CameraModel:
+    """The pose (and focal length, radial distortion k1) minimising the soft-L1 distances from
+    projected nose points to the edges seen, measured along each point's image normal."""
+    extra = ([np.log(camera.fx)] if refine_focal else []) + (
+        [camera.distortion[0]] if refine_k1 else []
     )
+    start = np.concatenate([camera.rvec, camera.tvec, extra])
 
     def posed(params: np.ndarray) -> CameraModel:
         cam = camera.with_pose(params[:3], params[3:6])
-        if refine_focal:
-            f = float(np.exp(params[6]))
-            cam = CameraModel(
-                cam.image_size,
-                f,
-                f * camera.fy / camera.fx,
-                cam.cx,
-                cam.cy,
-                cam.distortion,
-                cam.rvec,
-                cam.tvec,
-            )
-        return cam
+        if not (refine_focal or refine_k1):
+            return cam
+        rest = list(params[6:])
+        fx = float(np.exp(rest.pop(0))) if refine_focal else cam.fx
+        distortion = (rest.pop(0), *cam.distortion[1:]) if refine_k1 else cam.distortion
+        fy = fx * camera.fy / camera.fx
+        return CameraModel(cam.image_size, fx, fy, cam.cx, cam.cy, distortion, cam.rvec, cam.tvec)
+
+    # A weak prior holds k1 near 0 where the noses say little of it (a long lens): it costs a
+    # pixel per K1_PRIOR_PX the distortion moves the image's corner.
+    half_diagonal = float(np.hypot(*camera.image_size)) / 2
 
     def residuals(params: np.ndarray) -> np.ndarray:
-        return np.einsum("ij,ij->i", posed(params).project(points) - seen, normals)
+        cam = posed(params)
+        edges = np.einsum("ij,ij->i", cam.project(points) - seen, normals)
+        if not refine_k1:
+            return edges
+        corner_shift = cam.distortion[0] * half_diagonal**3 / cam.fx**2
+        return np.append(edges, corner_shift / K1_PRIOR_PX)
 
-    scale = np.concatenate([[1e-3] * 3, [1.0] * 3] + ([[1e-3]] if refine_focal else []))
+    scale = np.array([1e-3] * 3 + [1.0] * 3 + [1e-3] * len(extra))
     result = least_squares(
         residuals, start, loss="soft_l1", f_scale=LOSS_SCALE_PX, x_scale=scale, method="trf"
     )

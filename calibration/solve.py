@@ -10,6 +10,7 @@ be told apart, and the ball-centre plane depends on that height.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 from collections.abc import Sequence
@@ -59,6 +60,8 @@ class PoseSolution:
             corners.
         reprojection_mm: The same on the table, millimetres.
         intrinsics: Where the lens came from.
+        nose_agreement: Share of the points along the noses whose image edge lies within
+            1.5 px of the posed noses, when the pose was aligned on them; None otherwise.
     """
 
     camera: CameraModel
@@ -66,6 +69,7 @@ class PoseSolution:
     reprojection_px: float
     reprojection_mm: float
     intrinsics: IntrinsicsSource
+    nose_agreement: float | None = None
 
 
 def nose_corners_mm(table: TableSpec, head: HeadSide) -> np.ndarray:
@@ -153,7 +157,10 @@ def solve_from_image(
 ) -> tuple[PoseSolution, TableFinding]:
     """Find the table in a frame and pose the camera on it.
 
-    With a known lens the frame is undistorted first, so the cushion noses are straight.
+    With a known lens the frame is undistorted first, so the cushion noses are straight. The
+    pose solved on the four nose corners is then refined on the whole length of the six noses
+    in the raw frame (`align.align_to_noses`); for a lens not given, its focal length (when the
+    view has perspective) and radial distortion k1 (the noses' bend) are refined with it.
 
     Raises:
         CalibrationError: no table found, or no pose fits (the message says which and where).
@@ -167,7 +174,24 @@ def solve_from_image(
     if lens is not None and any(lens.distortion):
         corners = _distort_pixels(lens, corners)
     solution = solve_from_corners(table, _as_points(corners), size, lens, head)
-    return _aligned(image, table, solution, head, where), finding
+    aligned = _aligned(image, table, solution, head, where)
+    if solution.intrinsics is IntrinsicsSource.ESTIMATED and _agreement(aligned) < CLEAR_AGREEMENT:
+        # The corners of a table bent by an unknown lens can give a focal length far off, and
+        # an alignment started there a wrong pose: start once more from the default lens.
+        seed = _solve(table, corners, size, CameraModel.default(size), head or _head_side(solution))
+        seed = dataclasses.replace(seed, intrinsics=IntrinsicsSource.ESTIMATED)
+        other = _aligned(image, table, seed, head, where)
+        if _agreement(other) > _agreement(aligned):
+            aligned = other
+    return aligned, finding
+
+
+CLEAR_AGREEMENT = 0.9
+"""Share of the noses agreeing with an aligned pose above which no other start is tried."""
+
+
+def _agreement(solution: PoseSolution) -> float:
+    return solution.nose_agreement if solution.nose_agreement is not None else 0.0
 
 
 MAX_EDGE_RMS_PX = 1.0
@@ -184,7 +208,8 @@ def _aligned(
     """The corner solution refined on the whole length of the cushion noses (`align`), or the
     corner solution as it is when too little of the noses' edges agrees with it."""
     refine_focal = solution.intrinsics is IntrinsicsSource.ESTIMATED
-    alignment = align_to_noses(image, table, solution.camera, refine_focal)
+    refine_k1 = solution.intrinsics is not IntrinsicsSource.GIVEN
+    alignment = align_to_noses(image, table, solution.camera, refine_focal, refine_k1)
     if alignment.share < MIN_POINTS_SHARE or alignment.edge_rms_px > MAX_EDGE_RMS_PX:
         log.info(
             "%s: nose edges agree on %.0f%% of the noses (RMS %.2f px): posed on the corners",
@@ -197,7 +222,12 @@ def _aligned(
     corners = camera.project(nose_corners_mm(table, head or _head_side(solution)))
     error_mm = alignment.edge_rms_px * camera.mm_per_pixel(np.zeros(3))
     return PoseSolution(
-        camera, _as_points(corners), alignment.edge_rms_px, error_mm, solution.intrinsics
+        camera,
+        _as_points(corners),
+        alignment.edge_rms_px,
+        error_mm,
+        solution.intrinsics,
+        alignment.share,
     )
 
 

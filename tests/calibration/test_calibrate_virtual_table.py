@@ -89,3 +89,36 @@ def test_the_cloth_plane_homography_of_the_calibrated_camera_is_worse_near_the_r
     assert homography_error[near_rails].max() > 10.0
     assert homography_error[under_camera].max() < 3.5
     assert plane_error.max() <= BALL_PLANE_MM
+
+
+def test_an_uncalibrated_lens_with_mild_barrel_distortion_is_bent_straight_by_the_noses() -> None:
+    # Taken as distortion-free, this lens puts balls 16 mm off near the rails; the noses are
+    # straight on the table, so their bend in the image gives k1.
+    truth = CameraModel.overhead(T9, side_tilt_deg=-4.0, distortion=MILD_BARREL)
+    image = TableRenderer(T9, truth, RenderConfig(cloth=ClothColour.BLUE)).render(BALLS, 0)
+    calibration = calibrate_image(image, T9, head=HeadSide.LEFT)
+    assert calibration.intrinsics == "default"  # straight overhead: no focal from perspective
+    assert calibration.camera.distortion[0] < -0.03  # barrel (k1 in the default focal's units)
+    centres = ball_centres(T9)
+    mapped = calibration.camera.to_table(truth.project(centres), BALL_RADIUS_MM)
+    assert np.linalg.norm(mapped - centres[:, :2], axis=1).max() < 2.0
+
+
+def test_the_confidence_is_the_share_of_the_noses_that_agree_with_the_pose() -> None:
+    truth = CameraModel.overhead(T9, tilt_deg=4.0)
+    image = TableRenderer(T9, truth, RenderConfig()).render(BALLS, 0)
+    calibration = calibrate_image(image, T9, lens=truth, head=HeadSide.LEFT)
+    assert calibration.confidence > 0.9
+
+
+def test_a_strongly_bent_uncalibrated_view_is_not_left_on_a_focal_length_far_off() -> None:
+    # The corners of this view, bent by the lens, give a focal length over twice the true one;
+    # aligned from there the noses agree on only half their length, so the alignment starts
+    # once more from the default lens.
+    truth = CameraModel.overhead(T9, **RIGS[4][0])
+    image = TableRenderer(T9, truth, RenderConfig(cloth=ClothColour.RED)).render(BALLS, 0)
+    calibration = calibrate_image(image, T9, head=HeadSide.LEFT)
+    assert calibration.camera.fx == pytest.approx(truth.fx, rel=0.05)
+    seen = np.asarray(calibration.nose_corners_px)
+    assert np.abs(seen - truth.project(nose_corners_mm(T9, HeadSide.LEFT))).max() < 2.0
+    assert calibration.confidence > 0.9

@@ -76,3 +76,32 @@ def test_calibrates_the_overhead_broadcast_clip(
     video = DATA / "game1_clip1" / "game1_clip1.mp4"
     assert main(["calibrate", str(video), "--out", str(tmp_path / "c.json")]) == 0
     assert load(tmp_path / "c.json").reprojection_px < 1.0
+
+
+@pytest.mark.parametrize(
+    ("make", "extra", "message"),
+    [
+        (lambda p: p.write_bytes(b"\x89PNG garbage, not an image"), [], "frame.png"),
+        (
+            lambda p: cv2.imwrite(str(p), np.full((720, 1280, 3), 40, np.uint8)),
+            [],
+            "no whole table in view",
+        ),
+        (
+            lambda p: cv2.imwrite(str(p), np.full((720, 1280, 3), 40, np.uint8)),
+            ["--corners", "100,100 1100,600 1100,100 100,600"],
+            "make no convex table",
+        ),
+    ],
+    ids=["unreadable-file", "no-table", "corners-no-rectangle"],
+)
+def test_an_unusable_frame_or_corners_is_a_clear_error_not_a_traceback(
+    make, extra: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    frame = tmp_path / "frame.png"
+    make(frame)
+    out = tmp_path / "c.json"
+    assert main(["calibrate", str(frame), "--out", str(out), *extra]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert not out.exists()

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import calibration
 import rules
+from calibration.align import Alignment
 from calibration.balls import BallLook
 from calibration.calibrate import DriftReport
 from calibration.camera import CameraModel
@@ -142,6 +143,7 @@ STRATEGIES = {
         finite,
         finite,
         st.sampled_from(list(IntrinsicsSource)),
+        st.one_of(st.none(), unit_interval),
     ),
     Calibration: st.builds(
         Calibration,
@@ -174,6 +176,13 @@ STRATEGIES = {
         st.one_of(st.none(), st.tuples(finite, finite, finite)),
         unit_interval,
         st.one_of(st.none(), st.tuples(finite, finite, finite)),
+    ),
+    Alignment: st.builds(
+        Alignment,
+        st.just(CameraModel.overhead(TableSpec.standard("9ft"))),
+        finite,
+        st.integers(0, 1000),
+        st.integers(0, 1000),
     ),
     DriftReport: st.builds(
         DriftReport, st.booleans(), st.tuples(finite, finite, finite, finite), finite
