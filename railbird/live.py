@@ -136,7 +136,7 @@ class LiveLoop:
         self._clock = clock
         self._on_update = on_update
         self._recorder = recorder
-        self._detector = BallDetector(calibration)
+        self._detector = BallDetector(calibration, balls=referee.balls)
         self._tracker = Tracker(table)
         self._segmenter = Segmenter(table)
         self._assembler = ShotAssembler(table)

@@ -9,6 +9,7 @@ a millisecond, ``bench/referee_replay.py``); only a correction of the past folds
 
 from __future__ import annotations
 
+from rules.balls import BallId
 from rules.errors import RecordError
 from rules.games import game_for
 from rules.inputs import Undo
@@ -54,6 +55,11 @@ class Referee:
     def timeline(self) -> Timeline:
         """The fold of the log: state, rulings, notes."""
         return self._fold.timeline
+
+    @property
+    def balls(self) -> tuple[BallId, ...]:
+        """The cue ball and the game's object balls: the only balls its table holds."""
+        return (BallId.CUE, *self._game.racked)
 
     @property
     def state(self) -> GameState:

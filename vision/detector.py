@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import math
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -39,11 +40,11 @@ from calibration.colour import (
     measure_cloth,
 )
 from calibration.file import Calibration
-from rules.balls import BALL_RADIUS_MM
+from rules.balls import BALL_RADIUS_MM, BallId
 from rules.errors import RailbirdError
 from rules.table import Point
 from vision import circles, identity
-from vision.detections import Detections, Polygon
+from vision.detections import BALL_ORDER, Detections, Polygon
 from vision.foreign import ClothContrast
 from vision.found import FoundBall
 from vision.occluders import LeftoverReader, occluder_area_mm2
@@ -112,6 +113,8 @@ class BallDetector:
         colours: The colour model; when None the calibration's, else the default model (with
             the calibration's cloth colour), its cloth shading then measured from the first
             frame.
+        balls: The balls the game is played with (`rules.referee.Referee.balls`); no other id
+            is ever given. None: all sixteen.
     """
 
     def __init__(
@@ -119,8 +122,13 @@ class BallDetector:
         calibration: Calibration,
         config: DetectorConfig | None = None,
         colours: ColourModel | None = None,
+        balls: Collection[BallId] | None = None,
     ) -> None:
         self.calibration = calibration
+        # A ball the game does not use is never named: in a 9-ball rack the 12 (purple stripe)
+        # would otherwise steal the 4 turned cap-down.
+        in_play = set(BALL_ORDER if balls is None else balls)
+        self._absent = np.array([ball not in in_play for ball in BALL_ORDER])
         self.config = config or DetectorConfig()
         self.colours = colours or calibration.colour or default_colour_model(calibration.cloth_lab)
         self.view = TableView(calibration.camera, calibration.table, self.colours)
@@ -461,7 +469,8 @@ class BallDetector:
                 blur[i] = travel / self.config.exposure_s
                 sigma[i] = max(sigma[i], float(np.hypot(*b.blur_mm)) / 6)
         confidence = np.clip(0.5 + 0.5 * (support - 0.4) / 0.5, 0.05, 0.999)
-        like = np.array([b.like for b in balls])
+        like = np.array([b.like for b in balls]).reshape(-1, len(BALL_ORDER))
+        like[:, self._absent] = 0.0
         prob = identity.probabilities(like)
         prob[~np.isnan(blur[:, 0])] *= 0.6  # a streak's colours are mixed with the cloth's
         _, prob = identity.assign(prob, confidence)

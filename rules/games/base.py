@@ -25,6 +25,8 @@ class Game(Protocol):
 
     name: str
     table: TableGeometry
+    racked: tuple[BallId, ...]
+    """The object balls the game is played with (4.3, 5.2, 6.4): no other ball is on its table."""
 
     def start(self, players: tuple[str, str], options: GameOptions) -> GameState:
         """The state before the opening break."""

@@ -42,3 +42,10 @@ def test_a_refused_entry_leaves_the_log_unchanged() -> None:
 def test_unknown_game_fails_at_once() -> None:
     with pytest.raises(ConfigError, match="unknown game"):
         Referee.new("straight-pool", ("Ann", "Bob"), TABLE_9FT)
+
+
+@pytest.mark.parametrize(("game", "count"), [("9-ball", 10), ("8-ball", 16), ("14.1", 16)])
+def test_the_games_balls_are_the_cue_ball_and_its_rack_rules_4_3_5_2_6_4(game, count) -> None:
+    ref = Referee.new(game, ("Ann", "Bob"), TABLE_9FT)
+    assert ref.balls[0] == "cue" and len(set(ref.balls)) == count
+    assert set(ref.balls[1:]) == set(ref.state.on_table)

@@ -161,3 +161,17 @@ def test_balls_at_rest_report_no_blur() -> None:
     image = scenes.renderer(CAMERA).render(scenes.snapshot(balls, np.random.default_rng(9)))
     d = BallDetector(CALIBRATION).detect(image)
     assert np.isnan(d.blur_velocity).all()
+
+
+def test_only_the_games_balls_are_ever_named() -> None:
+    # A 9-ball table (cue, 1-9) seen by a detector told so: a stray 12 on the cloth is found
+    # as a ball but never named 12, and the game's balls keep their names.
+    nine_ball = [BallId.CUE, *(BallId(str(n)) for n in range(1, 10))]
+    balls = {b: p for b, p in scenes.rack().items() if b in nine_ball or b is BallId.TWELVE}
+    image = scenes.renderer(CAMERA, ClothColour.GREEN).render(scenes.snapshot(balls))
+    d = BallDetector(CALIBRATION, balls=nine_ball).detect(image, 0, 0.0)
+    rows, _ = match(d, balls)
+    assert (rows >= 0).all()
+    assert not d.identity[:, BALL_ORDER.index(BallId.TWELVE)].any()
+    right = sum(named(d, r) == b for b, r in zip(balls, rows, strict=True) if b in nine_ball)
+    assert right >= len(nine_ball) - 1
