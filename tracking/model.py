@@ -36,7 +36,10 @@ class BallStatus(StrEnum):
     @property
     def on_table(self) -> bool:
         """True while the ball is on the playing surface (seen or not)."""
-        return self in (BallStatus.AT_REST, BallStatus.MOVING, BallStatus.HIDDEN)
+        return self in _ON_TABLE
+
+
+_ON_TABLE = frozenset({BallStatus.AT_REST, BallStatus.MOVING, BallStatus.HIDDEN})
 
 
 @dataclass(frozen=True, slots=True)

@@ -119,8 +119,28 @@ class BallFilter:
         return float((d * y0 * y0 - 2 * b * y0 * y1 + a * y1 * y1) / det)
 
     def update(self, z: np.ndarray, sigma: float) -> None:
-        """Fuse one position measurement (mm) with standard deviation ``sigma``."""
-        self.kf.update(z.reshape(2, 1), R=np.eye(2) * sigma**2)
+        """Fuse one position measurement (mm) with standard deviation ``sigma``.
+
+        The filter's own update (`KalmanFilter.update` with H picking x and y), written out for
+        this H: S is 2x2 and inverted in closed form, and the covariance update is the standard
+        (I - KH)P kept symmetric. filterpy's general form costs about four times as much, and
+        it runs for every moving ball every frame (a break moves all sixteen).
+        """
+        kf = self.kf
+        p = kf.P
+        r2 = sigma * sigma
+        a, b, d = p[0, 0] + r2, p[0, 2], p[2, 2] + r2
+        det = a * d - b * b
+        s_inv = np.array([[d, -b], [-b, a]]) / det
+        pht = p[:, 0::2]  # P H^T: the columns of x and y
+        gain = pht @ s_inv
+        y = np.array([z[0] - kf.x[0, 0], z[1] - kf.x[2, 0]])
+        kf.x = kf.x + (gain @ y).reshape(4, 1)
+        p_new = p - gain @ pht.T
+        kf.P = 0.5 * (p_new + p_new.T)
+        kf.z = np.array([[z[0]], [z[1]]])
+        kf.y = y.reshape(2, 1)
+        kf.K = gain
 
     def reseed_from(self, z: np.ndarray, previous: np.ndarray, dt: float, sigma: float) -> None:
         """Re-seed at ``z`` with the velocity of the last measured step (a contact happened)."""

@@ -35,6 +35,10 @@ _REACH_MM = 120.0
 """How far from a nose a sampled centre may be at a rebound between frames (a 7 m/s ball at
 60 fps); the fitted lines then decide whether it touched."""
 
+_SIGMA_CAP = 8.0
+"""The largest position sigma (mm) `_cushion_event` allows a sample to sit off its closest
+approach by (it uses 2 sigma); the pre-check uses it so it never skips what the test keeps."""
+
 SETTLE_REST_S = 5.0
 """A ball that drops after resting this long dropped on its own (second rule 3.21)."""
 
@@ -136,6 +140,11 @@ class Segmenter:
         events = []
         gaps = np.hypot(*(p0[:, None, :] - p0[None, :, :]).transpose(2, 0, 1))
         near = (gaps <= reach[:, None] + reach[None, :]) & (moving[:, None] | moving[None, :])
+        # A contact kicks one of the two: pairs where neither velocity changed are skipped
+        # before the pair test (which asks the same with the larger of the two noises).
+        change = np.hypot(*(v_out - v_before).T)
+        kicked = change >= np.maximum(self.config.min_turn_mm_s, self.config.noise_sigmas * noise)
+        near &= kicked[:, None] | kicked[None, :]
         for a, b in zip(*np.nonzero(np.triu(near, 1)), strict=True):
             event = self._pair_contact(
                 live[a],
@@ -381,16 +390,27 @@ class Segmenter:
         for f in window:
             live &= f.on_table
         live &= centre.moving | window[k - 1].moving | window[k + 1].moving
+        if not live.any():
+            return []
         seen = np.array([f.seen for f in window])  # (2k+1, 16)
         enough = (seen[:k].sum(axis=0) >= 2) & (seen[k + 1 :].sum(axis=0) >= 2)
+        rows = np.flatnonzero(live & enough)
+        if len(rows) == 0:
+            return []
+        measured = np.array([f.measured[rows] for f in window])  # (2k+1, m, 2)
+        filtered = np.array([f.positions[rows] for f in window])
+        pts_all = np.where(seen[:, rows, None], measured, filtered)
+        # Distances to the four cushion lines: a rebound needs the centre frame within reach
+        # of one line and (nearly) at its closest to it in the window.
+        half = np.array([self._geo.hx, self._geo.hy])
+        lines = np.concatenate([half - pts_all, half + pts_all], axis=2)  # (2k+1, m, 4)
+        at = lines[k]
+        reach = self._d / 2 + self.config.touch_tolerance_mm + _REACH_MM
+        closest = np.nanmin(lines, axis=0) + 2 * _SIGMA_CAP
+        candidates = np.any((at <= reach) & (at <= closest), axis=1)
         events = []
-        for r in np.flatnonzero(live & enough):
-            pts = np.array([f.measured[r] if f.seen[r] else f.positions[r] for f in window])
-            if (
-                self._geo.edge_gap(*pts[k])
-                > self._d / 2 + self.config.touch_tolerance_mm + _REACH_MM
-            ):
-                continue
+        for i in np.flatnonzero(candidates):
+            r, pts = rows[i], pts_all[:, i]
             event = self._cushion_event(int(r), window, pts, seen[:, r])
             if event is None:
                 continue
@@ -409,7 +429,8 @@ class Segmenter:
         rad, tol = self._d / 2, self.config.touch_tolerance_mm
         times = np.array([f.time for f in window])
         sigmas = np.array([f.measured_sigma[r] for f in window])
-        sigma = float(np.nanmedian(sigmas)) if seen.any() else 2.0
+        finite = sigmas[np.isfinite(sigmas)]
+        sigma = float(np.median(finite)) if len(finite) else 2.0
         before = np.flatnonzero(seen[:k])
         after = k + 1 + np.flatnonzero(seen[k + 1 :])
         best = None
@@ -421,7 +442,7 @@ class Segmenter:
             if not -0.1 <= s <= 1.1:
                 continue
             dist = (pts - start) @ n
-            if dist[k] - rad > tol + _REACH_MM or dist[k] > dist.min() + 2 * sigma:
+            if dist[k] - rad > tol + _REACH_MM or dist[k] > dist.min() + 2 * min(sigma, _SIGMA_CAP):
                 continue
             vn_in, noise_in = _slope(times[before], dist[before], sigma)
             vn_out, noise_out = _slope(times[after], dist[after], sigma)

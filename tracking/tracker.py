@@ -33,6 +33,9 @@ _MISS_COST = 14.0
 _FREE_POSITION_COST = 6.0
 _RESPAWN_ID = 0.6
 _NEW_ID = 0.3
+_LOST_MOVING_S = 2.0
+"""A moving ball unseen this long (s) is taken to have stopped: a ball rolling at 2 m/s on the
+cloth stops within about two seconds, and an arm rarely hides one longer."""
 _POCKET_REACH_D = 1.5
 """A pocket signal is matched to a ball whose centre was within this many diameters of the
 pocket's mouth when it was last seen."""
@@ -296,6 +299,13 @@ class Tracker:
         if track.status is not BallStatus.HIDDEN:
             track.moving_before_hidden = track.status is BallStatus.MOVING
             track.status = BallStatus.HIDDEN
+        elif track.moving_before_hidden and t - track.last_seen > _LOST_MOVING_S:
+            # Unseen that long, it has stopped wherever it is (or was never a ball): it must
+            # not hold the shot open for ever (rule 3.15).
+            track.moving_before_hidden = False
+            track.rest_since = track.last_seen
+            track.kf.seed(track.kf.position, np.zeros(2), track.kf.position_sigma, 1.0)
+            track.kf.hold_still()
         last = track.last_z if track.last_z is not None else track.kf.position
         # A ball last seen through a pocket opening went that way, wherever it was last seen.
         pocket = track.entered or self._pocket_near(last)

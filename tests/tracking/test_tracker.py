@@ -217,3 +217,22 @@ def test_a_pocketed_ball_is_not_reborn_from_a_misnamed_rolling_ball_rule_3_11() 
             )
         )
     assert frame.status_of(BallId.CUE) is BallStatus.AT_REST
+
+
+def test_a_moving_ball_lost_for_good_does_not_hold_the_shot_open_rule_3_15() -> None:
+    # The 2 rolls under a spot where vision never sees it again (no pocket near): after two
+    # seconds unseen it is taken to have stopped, so the shot can end.
+    tracker = Tracker(TABLE)
+    frame = None
+    for k in range(240):
+        t = k / 60
+        two = (0.0 + min(t, 0.5) * 400.0, 0.0)
+        positions, ids = [(-900.0, -300.0)], [BallId.CUE]
+        if t <= 0.4:
+            positions.append(two)
+            ids.append(BallId.TWO)
+        frame = tracker.update(Detections.of(k, t, positions, identity=one_hot(ids, 0.95)))
+        if 0.5 < t < 2.0:
+            assert frame.moving[frame.row(BallId.TWO)]
+    assert not frame.moving[frame.row(BallId.TWO)]
+    assert frame.status_of(BallId.TWO) is BallStatus.HIDDEN
