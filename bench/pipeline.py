@@ -12,8 +12,7 @@ with the sensors off. The Shot records are compared with the scenario's exact on
   state the scenario's truth describes (a break scenario from the break, a single shot in
   ordinary play with the object balls it has, ball in hand in the kitchen when the truth placed
   the cue ball by hand, a whole rack shot by shot from the state the exact rulings lead to), and
-  the applied fouls are compared per rule. 14.1 has no game of its own yet: its scenarios are
-  judged as 9-ball in play, the same for both sides, which still compares what tracking saw.
+  the applied fouls are compared per rule.
 
     PYTHONPATH=. python -m bench --only pipeline [--quick]
 """
@@ -148,14 +147,14 @@ def _with_still_tail(detections: list[Detections]) -> list[Detections]:
 
 
 def _game_name(scenario: str) -> str:
+    if "14.1" in scenario:
+        return "14.1"
     return "8-ball" if "8ball" in scenario else "9-ball"
 
 
 def _start(game, sn: Seen, first: Shot) -> GameState:
     state = game.start(PLAYERS, GameOptions())
-    if sn.run.scenario.kind == "break" or (
-        sn.run.scenario.kind == "game" and "14.1" not in sn.run.truth.scenario
-    ):
+    if sn.run.scenario.kind in ("break", "game"):
         return state
     objects = (b for b in first.at_strike if b.is_object_ball)
     on_table = tuple(sorted(objects, key=lambda b: b.number))
