@@ -98,6 +98,8 @@ class ScoreboardState:
         next_breaker: Who breaks the next rack (index; 3.36), once the rack is over and the
             match goes on: the console's "rack ready" starts it. None otherwise.
         time_out: The player in a time-out (1.13), None when none is under way.
+        time_out_left_s: Seconds left of that time-out (0 once its five minutes are over,
+            1.13); None without one or without the time.
     """
 
     game: str
@@ -129,6 +131,7 @@ class ScoreboardState:
     log: tuple[LogLine, ...]
     next_breaker: int | None = None
     time_out: str | None = None
+    time_out_left_s: float | None = None
 
 
 def scoreboard_state(
@@ -138,6 +141,7 @@ def scoreboard_state(
     clock: ClockReading | None = None,
     sensors: str = "ok",
     camera: str = "ok",
+    now: float | None = None,
 ) -> ScoreboardState:
     """The scoreboard for the game ``timeline`` (the referee's fold of ``log``) in ``match``.
 
@@ -151,6 +155,7 @@ def scoreboard_state(
         clock: The shot clock now; None when no shot clock is used.
         sensors: Pocket-sensor status in a few words.
         camera: Camera status in a few words.
+        now: Session time now, for what is left of a time-out; None leaves it out.
 
     Raises:
         ValueError: the match is between other players than the game.
@@ -168,9 +173,10 @@ def scoreboard_state(
     next_breaker = None
     if counted and match is not None and not match.is_over:
         next_breaker = players.index(match.next_breaker)
-    time_out = None
+    time_out, time_out_left_s = None, None
     if match is not None and match.running_time_out is not None:
         time_out = match.running_time_out.player
+        time_out_left_s = None if now is None else match.time_out_remaining(now)
     if match is None and state.game == POINTS_GAME:
         # 14.1 alone: the game's own points toward its target (6.1).
         score, unit, race_to = (
@@ -209,6 +215,7 @@ def scoreboard_state(
         log=_log_tail(log) if log is not None else (),
         next_breaker=next_breaker,
         time_out=time_out,
+        time_out_left_s=time_out_left_s,
     )
 
 

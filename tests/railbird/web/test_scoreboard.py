@@ -219,7 +219,10 @@ def test_a_time_out_between_racks_is_shown_rule_1_13() -> None:
     ref = _match_referee(order=BreakOrder.WINNER)
     ref.record(break_shot(index=0, pocket=(("9", PocketId.FOOT_LEFT),)), 1.0)
     ref.record(TimeOut(0), 2.0)
-    assert scoreboard_state(ref.timeline).time_out == "Ann"
+    board = scoreboard_state(ref.timeline)
+    assert board.time_out == "Ann" and board.time_out_left_s is None
+    assert scoreboard_state(ref.timeline, now=62.0).time_out_left_s == 240.0
+    assert scoreboard_state(ref.timeline, now=400.0).time_out_left_s == 0.0
 
 
 def test_a_finished_14_1_game_is_counted_once_rule_6_1() -> None:
