@@ -76,6 +76,7 @@ class ScoreboardFeed:
             self._clock.reading(t),
             sensors=sensors,
             camera=camera,
+            now=t,
         )
         self._hub.publish(state)
         self._published_at = t

@@ -27,7 +27,7 @@ from railbird.web.hub import InputQueue
 from rules.codec import to_jsonable
 from rules.errors import RailbirdError, RecordError
 from rules.events import ShotEvent
-from rules.inputs import OperatorInput
+from rules.inputs import OperatorInput, RackReady
 from rules.referee import Referee
 from rules.ruling import Ruling
 from rules.shot import Shot
@@ -127,7 +127,7 @@ class LiveLoop:
         on_tick: Callable[[float], None] = lambda t: None,
         on_track: Callable[[TrackFrame], None] | None = None,
     ) -> None:
-        table = calibration.table
+        self._table = calibration.table
         self._inputs = inputs
         self._on_tick = on_tick
         self._on_track = on_track
@@ -137,18 +137,12 @@ class LiveLoop:
         self._on_update = on_update
         self._recorder = recorder
         self._detector = BallDetector(calibration, balls=referee.balls)
-        self._tracker = Tracker(table)
-        self._segmenter = Segmenter(table)
-        self._assembler = ShotAssembler(table)
+        self._new_table()
         self._signals: queue.Queue[PocketSignal] = queue.Queue()
         self._pending: list[PocketSignal] = []
         self._grab_error: Exception | None = None
         self._last_frame: Frame | None = None
         self._camera_problem: tuple[float, str] | None = None
-        # A resumed game already holds shots: tracking numbers its shots from 0 again.
-        self._shot_offset = 1 + max(
-            (e.item.index for e in referee.log.entries if isinstance(e.item, Shot)), default=-1
-        )
         if recorder is not None:
             recorder.write_game(referee.log)
 
@@ -226,6 +220,9 @@ class LiveLoop:
         """
         now = self._clock.now()
         self.referee.record(item, now)
+        if isinstance(item, RackReady):
+            # A re-racked table: every ball was moved by hand, so tracking starts afresh.
+            self._new_table()
         if self._recorder is not None:
             self._recorder.write_input(now, item.kind, to_jsonable(item))
             self._recorder.write_game(self.referee.log)
@@ -235,6 +232,18 @@ class LiveLoop:
         """The source ended: judge the shot still open, if any."""
         for shot in self._assembler.finish():
             self._judge(shot, self._last_frame)
+
+    def _new_table(self) -> None:
+        """Tracking from scratch: at the start, and when a new rack is racked."""
+        self._tracker = Tracker(self._table)
+        self._segmenter = Segmenter(self._table)
+        self._assembler = ShotAssembler(self._table)
+        # The log already holds shots (a resumed match, an earlier rack): tracking numbers its
+        # shots from 0 again.
+        self._shot_offset = 1 + max(
+            (e.item.index for e in self.referee.log.entries if isinstance(e.item, Shot)),
+            default=-1,
+        )
 
     def _judge(self, shot: Shot, frame: Frame | None) -> None:
         if self._shot_offset:

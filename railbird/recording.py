@@ -276,7 +276,7 @@ class RecordingWriter:
             RecordError: the recording holds another game, or ``log`` has fewer entries than
                 were already written (it is not the same log).
         """
-        game = GameLog(log.game, log.players, log.options)
+        game = GameLog(log.game, log.players, log.options, match=log.match)
         if self._game is None:
             path = self.root / "game.json"
             try:
@@ -411,7 +411,7 @@ class RecordingReader:
             return None
         entries = tuple(self.log_entries())
         try:
-            return GameLog(game.game, game.players, game.options, entries)
+            return GameLog(game.game, game.players, game.options, entries, game.match)
         except ValueError as exc:
             raise RecordError(f"{self.root / 'log.jsonl'}: {exc}") from exc
 

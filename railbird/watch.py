@@ -40,6 +40,7 @@ from railbird.web.hub import Hub, InputQueue
 from railbird.web.server import add_web_arguments, serve_from_args
 from rules.codec import dumps, loads, to_jsonable
 from rules.errors import ConfigError, RecordError
+from rules.match import MatchUnit
 from rules.referee import Referee
 
 log = logging.getLogger(__name__)
@@ -139,7 +140,9 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         start = point.session_time
     else:
         names = players or _players(DEFAULT_PLAYERS)
-        referee = Referee.new(config.referee.game, names, calibration.table, config.referee.options)
+        referee = Referee.new(
+            config.referee.game, names, calibration.table, config.referee.options, config.match
+        )
         start = virtual.start if virtual is not None else 0.0
     clock: Clock
     if virtual is not None and not args.real_time:
@@ -215,8 +218,34 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def show_state(referee: Referee, out: TextIO) -> None:
-    """The game state as one line of JSON (what the scoreboard shows comes from it)."""
+    """The game state as one line of JSON (what the scoreboard shows comes from it), then the
+    match in one line: the score, and when a rack is over who breaks the next or who won."""
     print("state: " + json.dumps(to_jsonable(referee.state), separators=(",", ":")), file=out)
+    line = match_line(referee)
+    if line:
+        print(line, file=out)
+
+
+def match_line(referee: Referee) -> str:
+    """The match in a few words (``match: Ann 2 - 1 Bob, race to 7 racks; rack 4``); empty
+    for a single game."""
+    match, state = referee.match, referee.state
+    if match is None:
+        return ""
+    a, b = match.players
+    config = match.config
+    if config.unit is MatchUnit.POINTS:
+        counted = state.over and state.winner is not None
+        running = (0, 0) if counted else (state.scores[0], state.scores[1])
+        score = (match.points_of(a) + running[0], match.points_of(b) + running[1])
+    else:
+        score = (match.racks_won(a), match.racks_won(b))
+    text = f"match: {a} {score[0]} - {score[1]} {b}, race to {config.race_to} {config.unit}"
+    if match.is_over:
+        return f"{text}; match over: {match.winner} wins"
+    if state.over:
+        return f"{text}; rack over: {match.next_breaker} breaks next, on the console's rack ready"
+    return f"{text}; rack {len(match.racks) + 1}, {match.players[state.breaker]} broke"
 
 
 class _Status:

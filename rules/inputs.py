@@ -8,7 +8,7 @@ Three sorts:
 - answers and events between shots: `Decision` (the incoming player's option), `OperatorFoul`
   without a shot (a foul between shots, 3.41), `WarningGiven` (2.16), `Extension` (1.11),
   `TimeOut` (1.13), `Interference` (2.18, 3.35) without consequence for the rack, `Stalemate`
-  (4.21);
+  (4.21), `RackReady` (the next rack of the match is racked);
 - corrections of an earlier shot: `OperatorFoul` naming the shot (3.3, 3.13, 3.29, 3.40, 3.41,
   6.7.5), `Override` (a corrected verdict or a corrected Shot record, with a reason),
   `Interference` naming the shot, and `Undo` of any earlier log entry.
@@ -43,6 +43,7 @@ class InputKind(StrEnum):
     UNDO = "undo"
     OVERRIDE = "override"
     STALEMATE = "stalemate"
+    RACK_READY = "rack-ready"
 
 
 def _check_kind(value: object, expected: InputKind) -> None:
@@ -253,6 +254,23 @@ class Stalemate:
         _check_kind(self, InputKind.STALEMATE)
 
 
+@dataclass(frozen=True, slots=True)
+class RackReady:
+    """The referee confirms the next rack of the match is racked (3.7, 3.36): the game that
+    ended is closed and a new one begins, broken by the player the match's break order names.
+
+    It is the referee's word rather than the next strike because racking moves every ball by
+    hand (tracking may take that for a shot), and the referee checks the rack before the
+    break anyway (4.3, 5.2, 6.4).
+    """
+
+    note: str = ""
+    kind: InputKind = InputKind.RACK_READY
+
+    def __post_init__(self) -> None:
+        _check_kind(self, InputKind.RACK_READY)
+
+
 OperatorInput = (
     CallShot
     | Safety
@@ -266,6 +284,7 @@ OperatorInput = (
     | Undo
     | Override
     | Stalemate
+    | RackReady
 )
 """Any operator input."""
 

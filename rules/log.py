@@ -14,6 +14,12 @@ How entries apply:
 - an `Undo` cancels the entry it names (undoing an undo restores the entry);
 - a shot taken while a choice is pending means the player took the first option (accept the
   table, or shoot after a push-out); the timeline notes it.
+
+A log may hold a whole match (`GameLog.match`): the match is folded from the same entries, so
+an undo or a resume restores it too. A game that ends is recorded in the match at once (a rack
+won, 3.36; a 14.1 game's points, 6.1); a `RackReady` then begins the next game, broken by the
+player the break order names; a `TimeOut` between racks is taken and checked (1.13) and ends
+when the next break is struck; a replayed rack (4.21, 3.35) counts as played with no winner.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from rules.inputs import (
     OperatorInput,
     Override,
     PushOut,
+    RackReady,
     Safety,
     ShotInputs,
     Stalemate,
@@ -42,10 +49,14 @@ from rules.inputs import (
     Undo,
     WarningGiven,
 )
+from rules.match import Match, MatchConfig, MatchError, MatchUnit
 from rules.ruling import Foul, Ruling
 from rules.shot import Shot
 from rules.state import GameOptions, GameState, per_player
 from rules.table import TableGeometry
+
+POINTS_GAME = "14.1"
+"""The game scored in points, whose match may be a race to points (6.1)."""
 
 LogItem = Shot | OperatorInput
 """What a log entry holds: a shot or an operator input."""
@@ -68,7 +79,8 @@ class Entry:
 
 @dataclass(frozen=True, slots=True)
 class GameLog:
-    """The append-only record of one game: what game, who, with which options, and the entries.
+    """The append-only record of one game, or of a match's games: what game, who, with which
+    options (the first rack's breaker among them), the match's settings, and the entries.
 
     Appending returns a new log; nothing is removed (an undo is itself an entry).
     """
@@ -77,6 +89,8 @@ class GameLog:
     players: tuple[str, ...]
     options: GameOptions = field(default_factory=GameOptions)
     entries: tuple[Entry, ...] = ()
+    match: MatchConfig | None = None
+    """The match the games belong to; None for a single game (no `RackReady`, no race)."""
 
     def __post_init__(self) -> None:
         if len(self.players) != 2:
@@ -109,14 +123,16 @@ class Timeline:
     """The fold of a log: the state now, and every ruling on the way.
 
     Attributes:
-        state: The game state after the whole log.
+        state: The game state after the whole log (the rack under way, or the one just ended).
         rulings: The rulings, in order (shots and fouls between shots).
         notes: Entries that were cancelled, voided or taken as implied, for the record.
+        match: The match after the whole log; None for a single game.
     """
 
     state: GameState
     rulings: tuple[Ruling, ...] = ()
     notes: tuple[str, ...] = ()
+    match: Match | None = None
 
 
 def active_entries(entries: tuple[Entry, ...]) -> tuple[Entry, ...]:
@@ -171,6 +187,7 @@ class Fold(NamedTuple):
         notes: Notes for the record so far.
         shots: Shot indices seen (each may appear once).
         amend: The amendments of the whole log, by the shot they amend.
+        match: The match so far; None for a single game.
     """
 
     state: GameState
@@ -179,11 +196,12 @@ class Fold(NamedTuple):
     notes: tuple[str, ...]
     shots: frozenset[int]
     amend: _Amendments
+    match: Match | None = None
 
     @property
     def timeline(self) -> Timeline:
         """The fold as a timeline."""
-        return Timeline(self.state, self.rulings, self.notes)
+        return Timeline(self.state, self.rulings, self.notes, self.match)
 
 
 def amends_the_past(item: LogItem) -> bool:
@@ -204,8 +222,10 @@ def fold_log(log: GameLog, table: TableGeometry) -> Fold:
     entries = active_entries(log.entries)
     cancelled = len(log.entries) - len(entries)
     notes = (f"{cancelled} entr(y/ies) cancelled by undo",) if cancelled else ()
-    state = game.start((log.players[0], log.players[1]), log.options)
-    fold = Fold(state, ShotInputs(), (), notes, frozenset(), _amendments(entries))
+    players = (log.players[0], log.players[1])
+    state = game.start(players, log.options)
+    match = start_match(log)
+    fold = Fold(state, ShotInputs(), (), notes, frozenset(), _amendments(entries), match)
     for entry in entries:
         fold = fold_entry(game, fold, entry)
     return fold
@@ -224,10 +244,79 @@ def fold_entry(game: Game, fold: Fold, entry: Entry) -> Fold:
         shots = shots | {entry.item.index}
     notes = list(fold.notes)
     try:
-        state, pending, made = _apply(game, fold.state, entry, fold.pending, fold.amend, notes)
+        if isinstance(entry.item, RackReady):
+            state, pending, made = _next_rack(game, fold.state, fold.match), ShotInputs(), ()
+            notes.append(f"entry {entry.seq}: rack {_rack_number(fold.match)} racked")
+        else:
+            state, pending, made = _apply(game, fold.state, entry, fold.pending, fold.amend, notes)
+        match = _match_after(fold.match, fold.state, state, entry)
     except (RecordError, ValueError) as exc:
         raise RecordError(f"log entry {entry.seq}: {exc}") from exc
-    return Fold(state, pending, fold.rulings + made, tuple(notes), shots, fold.amend)
+    except MatchError as exc:
+        raise RecordError(f"log entry {entry.seq}: {exc}") from exc
+    return Fold(state, pending, fold.rulings + made, tuple(notes), shots, fold.amend, match)
+
+
+def start_match(log: GameLog) -> Match | None:
+    """The match of ``log`` before any entry: the first rack's breaker (``options.breaker``,
+    the lag's outcome, 3.6-3.7) breaks; None for a single game.
+
+    Raises:
+        RecordError: the match cannot start (two players of one name).
+    """
+    if log.match is None:
+        return None
+    if log.match.unit is MatchUnit.POINTS and log.game != POINTS_GAME:
+        raise RecordError(f"the log's match counts points, which only {POINTS_GAME} scores (6.1)")
+    players = (log.players[0], log.players[1])
+    try:
+        return Match.start(log.match, players, players[log.options.breaker])
+    except MatchError as exc:
+        raise RecordError(f"the log's match: {exc}") from exc
+
+
+def _rack_number(match: Match | None) -> int:
+    return 1 + (len(match.racks) if match is not None else 0)
+
+
+def _next_rack(game: Game, state: GameState, match: Match | None) -> GameState:
+    """A new game of the match, broken by the player its break order names (3.36)."""
+    if match is None:
+        raise RecordError("a new rack needs a match: this log holds a single game")
+    if match.is_over:
+        raise RecordError(f"the match is over: {match.winner} won")
+    if not state.over:
+        raise RecordError("the rack under way is not over: a new one cannot be racked yet")
+    breaker = match.players.index(match.next_breaker)
+    players = (state.players[0], state.players[1])
+    return game.start(players, dataclasses.replace(state.options, breaker=breaker))
+
+
+def _match_after(
+    match: Match | None, before: GameState, after: GameState, entry: Entry
+) -> Match | None:
+    """The match once ``entry`` moved the game from ``before`` to ``after``."""
+    if match is None:
+        return None
+    item = entry.item
+    if isinstance(item, TimeOut):
+        return match.take_time_out(match.players[item.player], entry.time)
+    if isinstance(item, Shot) and not match.rack_in_progress and not before.over:
+        if match.running_time_out is not None:
+            match = match.end_time_out(entry.time)  # play resumed (1.13)
+        match = match.begin_rack()
+    if isinstance(item, Stalemate) or (
+        isinstance(item, Interference) and item.outcome is InterferenceOutcome.REPLAY_RACK
+    ):
+        if before.over:
+            raise RecordError("the rack is over, nothing to replay: rack ready starts the next")
+        return match.replay_rack()
+    if before.over or not after.over or after.winner is None:
+        return match
+    winner = match.players[after.winner]
+    if match.config.unit is MatchUnit.POINTS:
+        return match.record_game(winner, (after.scores[0], after.scores[1]))
+    return match.record_rack(winner)
 
 
 def replay(log: GameLog, table: TableGeometry) -> Timeline:
@@ -304,6 +393,12 @@ def _apply(
     raise RecordError(f"cannot apply a {type(item).__name__}")
 
 
-def start_log(game: str, players: tuple[str, str], options: GameOptions | None = None) -> GameLog:
-    """An empty log for a new game (the name is checked when it is replayed)."""
-    return GameLog(game, tuple(players), options or GameOptions())
+def start_log(
+    game: str,
+    players: tuple[str, str],
+    options: GameOptions | None = None,
+    match: MatchConfig | None = None,
+) -> GameLog:
+    """An empty log for a new game, or for a match of ``game`` when ``match`` is given (the
+    name is checked when it is replayed)."""
+    return GameLog(game, tuple(players), options or GameOptions(), match=match)

@@ -280,6 +280,23 @@ class Match:
         scores[seat] += points
         return replace(self, points=(scores[0], scores[1]))
 
+    def record_game(self, winner: str, points: tuple[int, int]) -> Match:
+        """A 14.1 game ended, ``winner`` reaching its target: both players' points of the game
+        (in ``players`` order, negative allowed, 6.13) go to the match at once (6.1), and the
+        break of a next game follows the break order (in points for "player behind").
+
+        Raises:
+            MatchError: the match is over, is played to racks, or ``winner`` does not play.
+        """
+        self._check_playing("record a game")
+        if self.config.unit is not MatchUnit.POINTS:
+            raise MatchError("this match counts racks: use record_rack")
+        self._seat(winner)
+        record = RackRecord(len(self.sets), self.breaker, winner)
+        scores = (self.points[0] + points[0], self.points[1] + points[1])
+        played = replace(self, racks=(*self.racks, record), points=scores, rack_in_progress=False)
+        return replace(played, breaker=played._breaker_after(record))
+
     # Time-outs ---------------------------------------------------------------------------------
 
     @property
@@ -355,7 +372,10 @@ class Match:
         if order is BreakOrder.LOSER:
             return self.opponent(winner)
         if order is BreakOrder.BEHIND:
-            a, b = (self.racks_won(p) for p in self.players)
+            if self.config.unit is MatchUnit.POINTS:
+                a, b = self.points
+            else:
+                a, b = (self.racks_won(p) for p in self.players)
             if a != b:
                 return self.players[0] if a < b else self.players[1]
         return winner

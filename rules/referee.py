@@ -14,6 +14,7 @@ from rules.errors import RecordError
 from rules.games import game_for
 from rules.inputs import Undo
 from rules.log import GameLog, LogItem, Timeline, amends_the_past, fold_entry, fold_log, start_log
+from rules.match import Match, MatchConfig
 from rules.ruling import Ruling
 from rules.state import GameOptions, GameState
 from rules.table import TableGeometry
@@ -42,9 +43,11 @@ class Referee:
         players: tuple[str, str],
         table: TableGeometry,
         options: GameOptions | None = None,
+        match: MatchConfig | None = None,
     ) -> Referee:
-        """A referee for a new game."""
-        return cls(start_log(game, players, options), table)
+        """A referee for a new game, or for a match of ``game`` when ``match`` is given (then
+        ``options.breaker`` is who breaks the first rack, 3.7)."""
+        return cls(start_log(game, players, options, match), table)
 
     @property
     def log(self) -> GameLog:
@@ -65,6 +68,11 @@ class Referee:
     def state(self) -> GameState:
         """The game state now."""
         return self._fold.state
+
+    @property
+    def match(self) -> Match | None:
+        """The match now (racks or points, who breaks next); None for a single game."""
+        return self._fold.match
 
     @property
     def last_ruling(self) -> Ruling | None:

@@ -22,6 +22,7 @@ from rules.inputs import (
     OperatorInput,
     Override,
     PushOut,
+    RackReady,
     Safety,
     Stalemate,
     TimeOut,
@@ -48,6 +49,7 @@ INPUT_TYPES: dict[InputKind, type] = {
     InputKind.UNDO: Undo,
     InputKind.OVERRIDE: Override,
     InputKind.STALEMATE: Stalemate,
+    InputKind.RACK_READY: RackReady,
 }
 """The input type of each kind."""
 

@@ -95,6 +95,11 @@ class ScoreboardState:
         sensors: Pocket-sensor status in a few words (``"ok"``, ``"down: vision only"``).
         camera: Camera status in a few words.
         log: The newest log entries, oldest first.
+        next_breaker: Who breaks the next rack (index; 3.36), once the rack is over and the
+            match goes on: the console's "rack ready" starts it. None otherwise.
+        time_out: The player in a time-out (1.13), None when none is under way.
+        time_out_left_s: Seconds left of that time-out (0 once its five minutes are over,
+            1.13); None without one or without the time.
     """
 
     game: str
@@ -124,6 +129,9 @@ class ScoreboardState:
     sensors: str
     camera: str
     log: tuple[LogLine, ...]
+    next_breaker: int | None = None
+    time_out: str | None = None
+    time_out_left_s: float | None = None
 
 
 def scoreboard_state(
@@ -133,6 +141,7 @@ def scoreboard_state(
     clock: ClockReading | None = None,
     sensors: str = "ok",
     camera: str = "ok",
+    now: float | None = None,
 ) -> ScoreboardState:
     """The scoreboard for the game ``timeline`` (the referee's fold of ``log``) in ``match``.
 
@@ -140,19 +149,34 @@ def scoreboard_state(
         timeline: The referee's timeline (`rules.referee.Referee.timeline`).
         log: The game's log, for the declarations of the next shot and the console's list of
             entries; None shows neither.
-        match: The match the game belongs to (the same two players, in any order); None shows
-            the game alone (score 0-0, rack 1).
+        match: The match the game belongs to (the same two players, in any order); None takes
+            the timeline's own (a log that holds a match), and without one shows the game alone
+            (score 0-0, rack 1).
         clock: The shot clock now; None when no shot clock is used.
         sensors: Pocket-sensor status in a few words.
         camera: Camera status in a few words.
+        now: Session time now, for what is left of a time-out; None leaves it out.
 
     Raises:
         ValueError: the match is between other players than the game.
     """
     state = timeline.state
     players = (state.players[0], state.players[1])
+    match = match if match is not None else timeline.match
     last = timeline.rulings[-1] if timeline.rulings else None
-    score, unit, race_to, sets, rack = _match_score(match, players, state.scores)
+    # A rack won is in the match at once (rules.log): its number and points are counted there.
+    counted = state.over and state.winner is not None
+    running = (0, 0) if counted else state.scores
+    score, unit, race_to, sets, rack = _match_score(match, players, running)
+    if counted and match is not None and match.racks:
+        rack -= 1
+    next_breaker = None
+    if counted and match is not None and not match.is_over:
+        next_breaker = players.index(match.next_breaker)
+    time_out, time_out_left_s = None, None
+    if match is not None and match.running_time_out is not None:
+        time_out = match.running_time_out.player
+        time_out_left_s = None if now is None else match.time_out_remaining(now)
     if match is None and state.game == POINTS_GAME:
         # 14.1 alone: the game's own points toward its target (6.1).
         score, unit, race_to = (
@@ -189,6 +213,9 @@ def scoreboard_state(
         sensors=sensors,
         camera=camera,
         log=_log_tail(log) if log is not None else (),
+        next_breaker=next_breaker,
+        time_out=time_out,
+        time_out_left_s=time_out_left_s,
     )
 
 

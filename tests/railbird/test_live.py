@@ -179,3 +179,56 @@ def test_a_long_session_keeps_only_the_latest_delays() -> None:
     summary = stats.summary()
     assert summary["event_delay_median_s"] == summary["event_delay_p99_s"] == 0.02
     assert summary["ruling_delay_median_s"] == 0.05
+
+
+def test_two_racks_of_a_match_through_the_loop_the_console_and_the_feed_rule_3_36(
+    tmp_path,
+) -> None:
+    from railbird.feed import ScoreboardFeed
+    from railbird.recording import RecordingReader, RecordingWriter
+    from railbird.web.hub import Hub, InputQueue
+    from rules.errors import RailbirdError
+    from rules.inputs import RackReady
+    from rules.match import BreakOrder, MatchConfig
+    from rules.table import PocketId
+    from tests.factories import break_shot
+
+    config = MatchConfig(race_to=2, break_order=BreakOrder.LOSER)
+    referee = Referee.new("9-ball", ("A", "B"), T9, match=config)
+    recorder = RecordingWriter.create(tmp_path / "rec", SIZE, 60.0)
+    hub, queue = Hub(), InputQueue()
+    feed = ScoreboardFeed(referee, hub)
+    loop = LiveLoop(_calibration(), referee, FakeClock(5.0), feed.update, recorder, queue)
+
+    def rack_won_on_the_break(index: int, t: float) -> None:
+        # What the loop does with a shot tracking finished: the referee rules, the feed shows.
+        shot = break_shot(index=index, pocket=(("9", PocketId.FOOT_LEFT),))
+        timeline = referee.record(shot, t)
+        recorder.write_game(referee.log)
+        feed.update(LiveUpdate(t, t, shot=shot, ruling=timeline.rulings[-1]))
+
+    rack_won_on_the_break(0, 1.0)
+    _, board = hub.latest()
+    assert board is not None and board.score == (1, 0) and board.next_breaker == 1
+    console = threading.Thread(target=queue.submit, args=(RackReady(),))  # the web server's
+    console.start()
+    while not queue.drain(loop.apply_input):
+        pass
+    console.join(timeout=2.0)
+    _, board = hub.latest()
+    assert board is not None and (board.rack, board.breaker, board.game_over) == (2, 1, False)
+    with pytest.raises(RailbirdError, match="not over"):
+        loop.apply_input(RackReady())
+    rack_won_on_the_break(1, 9.0)  # B breaks (the loser) and wins: 1-1
+    _, board = hub.latest()
+    assert board is not None and board.score == (1, 1) and board.next_breaker == 0
+    loop.apply_input(RackReady())
+    rack_won_on_the_break(2, 20.0)
+    _, board = hub.latest()
+    assert board is not None and board.match_winner == "A" and board.next_breaker is None
+    recorder.close()
+    recorded = RecordingReader(tmp_path / "rec")
+    assert [i.kind for i in recorded.inputs()] == ["rack-ready", "rack-ready"]
+    resumed = Referee(recorded.game_log(), T9)  # type: ignore[arg-type]
+    assert resumed.match == referee.match and resumed.match is not None
+    assert [r.breaker for r in resumed.match.racks] == ["A", "B", "A"]

@@ -154,3 +154,33 @@ def test_a_writer_refuses_another_game(tmp_path: Path) -> None:
         writer.write_game(other.log)
     game = json.loads((tmp_path / "rec" / "game.json").read_text())
     assert game["game"] == "9-ball"
+
+
+def test_resume_mid_match_restores_the_racks_won_and_the_next_breaker_rule_3_36(
+    tmp_path: Path,
+) -> None:
+    from rules.inputs import RackReady
+    from rules.match import BreakOrder, MatchConfig
+    from rules.state import GameOptions
+
+    config = MatchConfig(race_to=3, break_order=BreakOrder.ALTERNATE)
+    live = Referee.new("9-ball", ("Ann", "Bob"), TABLE_9FT, GameOptions(breaker=1), config)
+    writer = RecordingWriter.create(
+        tmp_path / "rec", SIZE, 30.0, config_text=CONFIG, session_time=10.0
+    )
+    for item, t in (
+        (break_shot(index=0, pocket=(("9", PocketId.FOOT_LEFT),)), 10.0),  # Bob breaks and wins
+        (RackReady(), 20.0),  # Ann breaks rack 2 (alternate)
+        (break_shot(index=1), 30.0),
+        (shot_at("1", index=2, pocket=PocketId.FOOT_LEFT), 31.0),  # Bob at the table
+    ):
+        live.record(item, t)
+        writer.write_game(live.log)
+    writer.close()
+    point = resume_point(tmp_path / "rec", CREATED, follow_wall=False)
+    assert point.log.match == config
+    resumed = Referee(point.log, TABLE_9FT)
+    assert resumed.match == live.match and resumed.state == live.state
+    assert resumed.match is not None and resumed.match.racks_won("Bob") == 1
+    assert resumed.match.rack_in_progress and resumed.state.breaker == 0
+    assert resumed.match.next_breaker == "Ann"  # alternate: Ann broke rack 2, it is under way

@@ -96,3 +96,22 @@ def test_record_and_resume_together_and_no_config_are_refused(
     assert "keeps recording into its folder" in capsys.readouterr().err
     assert main(["watch", "--no-web"]) == 2
     assert "--config is needed" in capsys.readouterr().err
+
+
+def test_the_printed_match_line_says_who_breaks_next_and_when_the_match_is_over() -> None:
+    from railbird.watch import match_line
+    from rules.inputs import RackReady
+    from rules.match import MatchConfig
+    from rules.referee import Referee
+    from rules.table import PocketId
+    from tests.factories import break_shot
+
+    assert match_line(Referee.new("9-ball", ("Ann", "Bob"), T9)) == ""
+    referee = Referee.new("9-ball", ("Ann", "Bob"), T9, match=MatchConfig(race_to=2))
+    assert match_line(referee).endswith("race to 2 racks; rack 1, Ann broke")
+    referee.record(break_shot(index=0, pocket=(("9", PocketId.FOOT_LEFT),)), 1.0)
+    assert "Ann 1 - 0 Bob" in match_line(referee)
+    assert match_line(referee).endswith("rack over: Ann breaks next, on the console's rack ready")
+    referee.record(RackReady(), 2.0)
+    referee.record(break_shot(index=1, pocket=(("9", PocketId.FOOT_LEFT),)), 3.0)
+    assert match_line(referee).endswith("match over: Ann wins")

@@ -16,6 +16,7 @@ from rules.inputs import (
     OperatorFoul,
     Override,
     PushOut,
+    RackReady,
     Safety,
     ShotInputs,
     Stalemate,
@@ -38,6 +39,7 @@ from rules.ruling import (
 )
 from rules.state import GameOptions, GameState, Phase
 from rules.table import PocketId
+from tests.rules.value_strategies import match_configs, matches
 
 finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False)
 unit = st.floats(min_value=0, max_value=1)
@@ -171,6 +173,7 @@ inputs = st.one_of(
     undos,
     overrides,
     st.builds(Stalemate, text),
+    st.builds(RackReady, text),
 )
 shot_inputs = st.builds(
     ShotInputs,
@@ -187,7 +190,10 @@ entries = st.builds(Entry, st.integers(0, 99), finite, inputs)
 def logs(draw) -> GameLog:
     items = draw(st.lists(inputs.filter(lambda i: not isinstance(i, Undo)), max_size=3))
     log = GameLog(
-        draw(st.sampled_from(["9-ball", "8-ball", "14.1"])), ("Ann", "Bob"), draw(options)
+        draw(st.sampled_from(["9-ball", "8-ball", "14.1"])),
+        ("Ann", "Bob"),
+        draw(options),
+        match=draw(st.none() | match_configs),
     )
     for t, item in enumerate(items):
         log = log.record(item, float(t))
@@ -206,6 +212,7 @@ timelines = st.builds(
     states(),
     st.lists(rulings(), max_size=1).map(tuple),
     st.lists(text, max_size=2).map(tuple),
+    st.none() | matches(),
 )
 
 STRATEGIES = {
@@ -231,6 +238,7 @@ STRATEGIES = {
     Undo: undos,
     Override: overrides,
     Stalemate: st.builds(Stalemate, text),
+    RackReady: st.builds(RackReady, text),
     ShotInputs: shot_inputs,
     Entry: entries,
     GameLog: logs(),

@@ -16,7 +16,9 @@ from rules.inputs import (
     OperatorFoul,
     Override,
     PushOut,
+    RackReady,
     Safety,
+    Stalemate,
     TimeOut,
     Undo,
 )
@@ -34,6 +36,8 @@ def test_inputs_with_the_same_fields_read_back_as_themselves() -> None:
         Safety(),
         PushOut(),
         CallShot(BallId.NINE, PocketId.SIDE_LEFT),
+        Stalemate("x"),
+        RackReady("x"),
     ):
         entry = Entry(0, 1.0, item)
         assert loads(Entry, dumps(entry)) == entry

@@ -74,6 +74,7 @@ function wire() {
     shot: optionalInt("interference-shot"), note: $("interference-note").value,
   });
   $("send-stalemate").onclick = () => send({ kind: "stalemate", note: "" });
+  $("send-rack-ready").onclick = () => send({ kind: "rack-ready", note: "" });
 }
 
 async function loadVocabulary() {
@@ -110,12 +111,23 @@ function renderConsole(s) {
   setText("c-bih", s.ball_in_hand === "none" ? "" : `ball in hand (${s.ball_in_hand})`);
   setText("c-declared", s.declared || "nothing");
   setText("c-call", s.last_call ? `${s.last_call.headline} ${s.last_call.rule ? `(rule ${s.last_call.rule})` : ""}` : "-");
+  renderMatch(s);
   fillPlayers(s.players, s.shooter);
   renderChoices(s);
   renderLog(s.log);
   if (s.last_call && s.last_call.shot_index !== null && $("override-shot").value === "") {
     $("override-shot").value = String(s.last_call.shot_index);
   }
+}
+
+function renderMatch(s) {
+  const race = s.race_to === null ? "" : `race to ${s.race_to} ${s.unit}, `;
+  let text = `${race}rack ${s.rack}`;
+  if (s.match_winner) text += `: match over, ${s.match_winner} wins`;
+  else if (s.next_breaker !== null) text += ` over: ${s.players[s.next_breaker]} breaks next, press "rack ready" once racked`;
+  if (s.time_out) text += ` · time-out: ${s.time_out}`;
+  setText("c-match", text);
+  $("send-rack-ready").disabled = s.next_breaker === null;
 }
 
 function renderChoices(s) {

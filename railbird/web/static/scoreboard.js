@@ -48,11 +48,20 @@ function renderBadges(s) {
   const shooter = s.players[s.shooter];
   if (s.match_winner) badges.push(badge(`${s.match_winner} wins the match`));
   else if (s.game_over) badges.push(badge(s.winner ? `${s.winner} wins the rack` : "rack over"));
+  if (s.next_breaker !== null) badges.push(badge(`${s.players[s.next_breaker]} breaks next`));
+  if (s.time_out) badges.push(badge(`time-out: ${s.time_out}${timeOutLeft(s.time_out_left_s)} (rule 1.13)`, "warn"));
   if (!s.game_over && s.ball_in_hand !== "none") badges.push(badge(`${shooter}: ${BALL_IN_HAND[s.ball_in_hand]}`, "warn"));
   if (s.declared) badges.push(badge(`called: ${s.declared}`));
   if (s.chooser !== null && s.choices.length) badges.push(badge(`${s.players[s.chooser]} to choose`, "warn"));
   if (s.clock && s.clock.extension_used) badges.push(badge("extension used"));
   document.getElementById("badges").replaceChildren(...badges);
+}
+
+function timeOutLeft(seconds) {
+  if (seconds === null) return "";
+  if (seconds <= 0) return ", over";
+  const whole = Math.ceil(seconds);
+  return `, ${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")} left`;
 }
 
 function renderBalls(balls) {

@@ -18,7 +18,7 @@ from railbird.web.hub import Hub
 from railbird.web.server import WebServer
 from rules.balls import BallId
 from rules.errors import RecordError
-from rules.inputs import CallShot, OperatorInput
+from rules.inputs import CallShot, OperatorInput, TimeOut
 from rules.shot_clock import ClockPhase
 from rules.table import PocketId
 from tests.factories import break_shot, running_clock, shot_at
@@ -235,3 +235,30 @@ def test_a_refused_console_input_shows_the_referee_s_reason(
     _click(driver, "send-safety")
     _shows(driver, "result", "Refused (409): log entry 4: the game is already over")
     assert "error" in driver.find_element("id", "result").get_attribute("class")
+
+
+def test_the_boards_show_the_match_and_the_console_starts_the_next_rack_rule_3_36(
+    driver, server: WebServer, loop: LiveLoop
+) -> None:
+    from rules.match import MatchConfig
+    from rules.referee import Referee
+    from tests.factories import TABLE_9FT
+
+    loop.referee = Referee.new("9-ball", ("Ann", "Bob"), TABLE_9FT, match=MatchConfig(race_to=3))
+    loop.referee.record(break_shot(index=0, pocket=(("9", PocketId.FOOT_LEFT),)), 0.0)
+    loop.publish()
+    driver.get(server.url)
+    _shows(driver, "score-0", "1")
+    assert _text(driver, "race") == "race to 3 racks" and _text(driver, "rack") == "rack 1"
+    assert "Ann breaks next" in _text(driver, "badges")
+    loop.referee.record(TimeOut(0), 1.0)  # 1.13: Ann, to break, takes her time-out
+    loop.publish()
+    _wait(driver, lambda d: "time-out: Ann (rule 1.13)" in _text(d, "badges"), "the time-out")
+    driver.save_screenshot(str(SCREENSHOTS / "railbird-match-scoreboard.png"))
+    driver.get(server.console_url)
+    _wait(driver, lambda d: "Ann breaks next" in _text(d, "c-match"), "the next breaker")
+    _click(driver, "send-rack-ready")
+    _shows(driver, "result", "Accepted: rack-ready")
+    _shows(driver, "c-match", "race to 3 racks, rack 2 · time-out: Ann")
+    assert not driver.find_element("id", "send-rack-ready").is_enabled()
+    driver.save_screenshot(str(SCREENSHOTS / "railbird-match-console.png"))

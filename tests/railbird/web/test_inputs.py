@@ -16,6 +16,7 @@ from rules.inputs import (
     OperatorFoul,
     Override,
     PushOut,
+    RackReady,
     Safety,
     Stalemate,
     TimeOut,
@@ -38,6 +39,7 @@ ONE_OF_EACH = (
     Undo(4, "wrong pocket called"),
     Override(3, "the 1 was hit first", fouls=(Foul.of(FoulKind.SCRATCH, "in the side"),)),
     Stalemate("no progress"),
+    RackReady("racked by the referee"),
 )
 
 

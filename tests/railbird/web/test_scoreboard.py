@@ -7,14 +7,16 @@ import pytest
 from railbird.web.scoreboard import LOG_TAIL, Notice, scoreboard_state
 from rules.balls import BallId
 from rules.codec import from_jsonable, to_jsonable
-from rules.inputs import CallShot, PushOut, Safety
+from rules.inputs import CallShot, PushOut, RackReady, Safety, TimeOut
 from rules.log import Timeline
-from rules.match import Match, MatchConfig, MatchUnit
+from rules.match import BreakOrder, Match, MatchConfig, MatchUnit
 from rules.referee import Referee
 from rules.ruling import BallInHand, Choice, Review, Ruling
 from rules.shot_clock import ClockPhase, ClockReading
+from rules.state import GameOptions
 from rules.table import PocketId
 from tests.factories import TABLE_9FT, ShotBuilder, break_shot, miss, shot_at
+from tests.rules.test_straight_pool import opening_break
 
 
 def _referee() -> Referee:
@@ -185,3 +187,53 @@ def test_a_14_1_game_alone_shows_its_points_toward_the_target_rule_6_1() -> None
     board = scoreboard_state(ref.timeline, ref.log)
     assert (board.score, board.unit, board.race_to) == ((-2, 0), "points", 50)
     assert board.choices
+
+
+def _match_referee(race_to: int = 2, order: BreakOrder = BreakOrder.LOSER) -> Referee:
+    config = MatchConfig(race_to=race_to, break_order=order)
+    return Referee.new("9-ball", ("Ann", "Bob"), TABLE_9FT, match=config)
+
+
+def test_a_log_that_holds_a_match_shows_racks_won_and_who_breaks_next_rule_3_36() -> None:
+    ref = _match_referee()
+    ref.record(break_shot(index=0, pocket=(("9", PocketId.FOOT_LEFT),)), 1.0)
+    board = scoreboard_state(ref.timeline, ref.log)
+    assert (board.score, board.race_to, board.unit, board.rack) == ((1, 0), 2, "racks", 1)
+    assert board.game_over and board.winner == "Ann" and board.match_winner is None
+    assert board.next_breaker == 1  # the loser breaks (3.36 b)
+    ref.record(RackReady(), 2.0)
+    board = scoreboard_state(ref.timeline, ref.log)
+    assert (board.score, board.rack, board.breaker, board.shooter) == ((1, 0), 2, 1, 1)
+    assert not board.game_over and board.next_breaker is None
+    assert board.log[-1].text.startswith("rack-ready")
+
+
+def test_the_match_over_shows_its_winner_and_no_next_rack_rule_3_36() -> None:
+    ref = _match_referee(race_to=1)
+    ref.record(break_shot(index=0, pocket=(("9", PocketId.FOOT_LEFT),)), 1.0)
+    board = scoreboard_state(ref.timeline, ref.log)
+    assert board.match_winner == "Ann" and board.next_breaker is None and board.score == (1, 0)
+
+
+def test_a_time_out_between_racks_is_shown_rule_1_13() -> None:
+    ref = _match_referee(order=BreakOrder.WINNER)
+    ref.record(break_shot(index=0, pocket=(("9", PocketId.FOOT_LEFT),)), 1.0)
+    ref.record(TimeOut(0), 2.0)
+    board = scoreboard_state(ref.timeline)
+    assert board.time_out == "Ann" and board.time_out_left_s is None
+    assert scoreboard_state(ref.timeline, now=62.0).time_out_left_s == 240.0
+    assert scoreboard_state(ref.timeline, now=400.0).time_out_left_s == 0.0
+
+
+def test_a_finished_14_1_game_is_counted_once_rule_6_1() -> None:
+    config = MatchConfig(race_to=10, unit=MatchUnit.POINTS)
+    options = GameOptions(target_points=2)
+    ref = Referee.new("14.1", ("Ann", "Bob"), TABLE_9FT, options, config)
+    ref.record(opening_break(index=0), 0.0)
+    board = scoreboard_state(ref.timeline)
+    for n, ball in enumerate(("3", "4"), start=1):
+        ref.record(CallShot(BallId(ball), PocketId.FOOT_LEFT), float(n))
+        ref.record(shot_at(ball, index=n, pocket=PocketId.FOOT_LEFT), n + 0.5)
+        board = scoreboard_state(ref.timeline)
+        assert board.score == (0, n)
+    assert board.game_over and board.next_breaker == 1 and board.unit == "points"

@@ -228,3 +228,24 @@ def test_the_web_arguments_serve_on_this_machine_and_print_the_token(hub: Hub) -
 def test_an_oversized_input_is_refused_unread(server: WebServer, loop: LiveLoop) -> None:
     status, reply = _post(server, b" " * (MAX_INPUT_BYTES + 1))
     assert status == 413 and reply["error"] == "$: input too large" and loop.received == []
+
+
+def test_rack_ready_from_the_console_starts_the_next_rack_of_the_match_rule_3_36(
+    server: WebServer, loop: LiveLoop
+) -> None:
+    from rules.match import MatchConfig
+    from rules.referee import Referee
+    from tests.factories import TABLE_9FT
+
+    loop.referee = Referee.new("9-ball", ("Ann", "Bob"), TABLE_9FT, match=MatchConfig(race_to=3))
+    loop.referee.record(break_shot(index=0, pocket=(("9", PocketId.FOOT_LEFT),)), 0.0)
+    loop.publish()
+    state = json.loads(_request(server, "GET", "/api/state")[1])
+    assert (state["score"], state["rack"], state["next_breaker"]) == ([1, 0], 1, 0)
+    status, _ = _post(server, {"kind": "rack-ready", "note": ""})
+    assert status == 200
+    state = json.loads(_request(server, "GET", "/api/state")[1])
+    assert (state["score"], state["rack"], state["next_breaker"]) == ([1, 0], 2, None)
+    assert state["game_over"] is False and state["breaker"] == 0
+    status, reply = _post(server, {"kind": "rack-ready", "note": ""})
+    assert status == 409 and "not over" in reply["error"]
