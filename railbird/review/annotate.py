@@ -6,8 +6,8 @@ time in the match: ball ids, a trail behind each moving ball, a ring where two b
 off-table balls marked, the ruling as a caption with its rule number, and the shot clock.
 Frames the recording lost are kept as blank frames that say so, so the timing never slips.
 
-The video is WebM (VP8): the encoder opencv-python ships with that every browser plays
-(OpenCV's wheels have no H.264 encoder).
+The video is H.264 in MP4, written through ffmpeg (`railbird.review.encoder`): what browsers
+play, and fast enough to review an hour's match in a fraction of the hour's time.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import logging
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,18 +25,16 @@ import numpy as np
 from calibration.file import Calibration
 from hardware.frames import Frame
 from railbird.recording import FrameTime
+from railbird.review.encoder import SUFFIX, VideoFile
 from railbird.review.model import SLOW_MOTION_FLAGS, ReviewShot, VideoClock, VideoGap
 from railbird.review.tracks import BallPaths
 from rules.balls import BallId
-from rules.errors import RecordError
 from rules.events import EventKind
 from rules.shot_clock import ClockPhase, ShotClock
 from tracking.model import BALLS
 
 log = logging.getLogger(__name__)
 
-FOURCC = "VP80"
-SUFFIX = ".webm"
 TRAIL_S = 1.5
 FLASH_S = 0.4
 SLOW_FACTOR = 4
@@ -71,30 +70,6 @@ class SlowMotion:
     factor: int
 
 
-class VideoFile:
-    """A WebM file written frame by frame.
-
-    Raises:
-        RecordError: (on creation) the encoder cannot open ``path``.
-    """
-
-    def __init__(self, path: Path, fps: float, size: tuple[int, int]) -> None:
-        self.path = path
-        self.frames = 0
-        self._writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*FOURCC), fps, size)
-        if not self._writer.isOpened():
-            raise RecordError(f"{path}: this OpenCV cannot write {FOURCC} video")
-
-    def write(self, image: np.ndarray) -> None:
-        """Append one frame."""
-        self._writer.write(image)
-        self.frames += 1
-
-    def close(self) -> None:
-        """Finish the file."""
-        self._writer.release()
-
-
 class Annotator:
     """Draws the review's overlays on recorded frames.
 
@@ -126,8 +101,7 @@ class Annotator:
         self, frame_time: FrameTime, image: np.ndarray | None, size: tuple[int, int]
     ) -> np.ndarray:
         """The annotated picture of one recorded frame (``image`` None: the video lost it)."""
-        # The sensor noise costs the VP8 encoder most of its time and shows nothing.
-        out = self._blank(frame_time, size) if image is None else cv2.GaussianBlur(image, (3, 3), 0)
+        out = self._blank(frame_time, size) if image is None else image.copy()
         t = frame_time.time
         shot = self._shot_at(t)
         row = self._paths.row_of_frame(frame_time.index)
@@ -280,9 +254,10 @@ def annotate(
     shown = clock.frames()
     first_index = shown[0].index if shown else 0
     decoded = (f for f in frames if f.index >= first_index)
-    video = VideoFile(out, clock.fps, size)
     writers: dict[int, VideoFile] = {}
-    try:
+    # On success every file is finished; on any error each ffmpeg is stopped, none left behind.
+    with ExitStack() as files:
+        video = files.enter_context(VideoFile(out, clock.fps, size))
         pending = next(decoded, None)
         for frame_time in progress(iter(shown)):
             while pending is not None and pending.index < frame_time.index:
@@ -297,12 +272,10 @@ def annotate(
                     if n not in writers:
                         # Each frame once at a quarter of the rate: as slow, a quarter the work.
                         rate = clock.fps / excerpt.factor
-                        writers[n] = VideoFile(excerpt.path, rate, size)
+                        writers[n] = files.enter_context(VideoFile(excerpt.path, rate, size))
                     writers[n].write(picture)
-    finally:
-        video.close()
-        for writer in writers.values():
-            writer.close()
+                elif frame_time.time > excerpt.end and n in writers:
+                    writers[n].close()  # done: its ffmpeg need not wait for the whole match
     return video, [e for n, e in enumerate(excerpts) if n in writers]
 
 

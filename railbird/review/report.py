@@ -13,6 +13,7 @@ from html import escape
 from pathlib import Path
 
 from railbird.review.annotate import SlowMotion
+from railbird.review.encoder import MIME as VIDEO_MIME
 from railbird.review.model import ReviewShot, VideoClock, VideoGap
 from railbird.review.stats import PlayerStats
 from rules.errors import RecordError
@@ -158,9 +159,12 @@ def _video(report: MatchReport) -> str:
         for s in report.slow_motion
     )
     slow_list = f"<p>Slow-motion evidence:</p><ul>{slow}</ul>" if slow else ""
+    src = escape(report.video)
     return (
-        '<h2>Annotated video</h2><video id="match-video" controls preload="auto" '
-        f'src="{escape(report.video)}"></video>{slow_list}'
+        '<h2>Annotated video</h2><video id="match-video" controls preload="auto">'
+        f'<source src="{src}" type="{VIDEO_MIME}">'
+        f'<p>This browser cannot play H.264 video: <a href="{src}">download it</a>.</p>'
+        f"</video>{slow_list}"
     )
 
 

@@ -3,8 +3,8 @@
 The recording is replayed through the monitor's own pipeline (`railbird.replay`, whose JSON
 Lines outputs land in DIR unchanged), the tracker's ball paths are kept on the way, and then::
 
-    annotated.webm          the recording with ids, trails, contacts, calls and the shot clock
-    slowmo-shot-NNN.webm    slow-motion excerpts of shots flagged double hit, push, split, jump
+    annotated.mp4           the recording with ids, trails, contacts, calls and the shot clock
+    slowmo-shot-NNN.mp4     slow-motion excerpts of shots flagged double hit, push, split, jump
     diagrams/shot-NNN.png   each shot from above: paths, numbered contacts, start and rest
     report.html             the match report (open it in a browser)
     shots.csv               one row per shot

@@ -102,7 +102,7 @@ def test_the_report_plays_the_video_and_a_link_seeks_it_to_the_shot(
 ) -> None:
     driver.get(reviewed.report.as_uri())
     video = "document.getElementById('match-video')"
-    # readyState 1 (HAVE_METADATA) or more: Chromium decoded the WebM's header.
+    # readyState 1 (HAVE_METADATA) or more: Chromium decoded the MP4's header.
     _wait(driver, f"return {video}.readyState >= 1", "the video's metadata")
     duration = driver.execute_script(f"return {video}.duration")
     expected = reviewed.video_frames / 60.0

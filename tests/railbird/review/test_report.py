@@ -60,7 +60,7 @@ def _report(tmp_path: Path, **kw) -> MatchReport:
         racks=1,
         shots=reviewed_shots,
         stats=player_stats(reviewed_shots, PLAYERS),
-        video="annotated.webm",
+        video="annotated.mp4",
         clock=VideoClock(frame_times(100), 10.0, 0, 100),
         diagrams={1: "diagrams/shot-001.png"},
     )
@@ -82,10 +82,8 @@ def test_every_shot_is_listed_with_its_call_rule_and_a_seek_link(tmp_path: Path)
     times = {a["data-shot"]: float(a["data-time"] or "nan") for a in links}
     expected = report.clock.video_time(5.0) - SEEK_LEAD_S
     assert times["3"] == pytest.approx(expected) and times["1"] == 0.0
-    assert (
-        "video",
-        {"id": "match-video", "controls": None, "preload": "auto", "src": "annotated.webm"},
-    ) in page.tags
+    assert ("video", {"id": "match-video", "controls": None, "preload": "auto"}) in page.tags
+    assert ("source", {"src": "annotated.mp4", "type": "video/mp4"}) in page.tags
     assert [r["class"] for r in rows] == ["shot ", "shot ", "shot foul flagged"]
     calls = [t for t in page.text if t.startswith(("legal", "foul"))]
     assert calls[-3:] == ["legal", "legal", "foul: no-cushion (rule 5.9)"]

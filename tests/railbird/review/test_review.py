@@ -77,7 +77,7 @@ def test_the_annotated_video_has_the_recordings_frames_and_rate(
     recording: Path, reviewed: ReviewResult
 ) -> None:
     reader = RecordingReader(recording)
-    assert reviewed.video is not None and reviewed.video.suffix == ".webm"
+    assert reviewed.video is not None and reviewed.video.suffix == ".mp4"
     count, fps = _frames(reviewed.video)
     assert count == reviewed.video_frames == len(reader.frame_times())
     assert fps == pytest.approx(reader.fps)
