@@ -116,11 +116,12 @@ def _write_serial(
 
 
 def _config_text(run: ScenarioRun, config: SimRecordingConfig) -> str:
-    """The TOML the session would have run with (table and sensors)."""
+    """The TOML the session would have run with (table, sensors, the scenario's game)."""
     port = SENSOR_PORT if config.sensors else ""
     return (
         f"# virtual table: scenario {run.truth.scenario}, seed {run.seed}\n"
-        f'[table]\nsize = "{run.truth.table.name}"\n\n[sensors]\nport = "{port}"\n'
+        f'[table]\nsize = "{run.truth.table.name}"\n\n[sensors]\nport = "{port}"\n\n'
+        f'[referee]\ngame = "{run.game}"\n'
     )
 
 

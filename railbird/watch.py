@@ -39,6 +39,7 @@ from railbird.virtual_table import Drill, FrameClock, VirtualTable
 from railbird.web.hub import Hub, InputQueue
 from railbird.web.server import add_web_arguments, serve_from_args
 from rules.codec import dumps, loads, to_jsonable
+from rules.config import RefereeConfig
 from rules.errors import ConfigError, RecordError
 from rules.match import MatchUnit
 from rules.referee import Referee
@@ -119,7 +120,6 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     players = _players(args.players) if args.players else None
     lockstep = bool(args.virtual_table) and not args.real_time
     point = _resume_point(args, players, follow_wall=not lockstep) if args.resume else None
-    config = point.config if point else _config(args)
     virtual = (
         VirtualTable(
             args.virtual_table,
@@ -131,6 +131,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         if args.virtual_table
         else None
     )
+    config = point.config if point else _config(args, virtual)
     if virtual is None and config.camera is None:
         where = args.config or (point.root / "config.toml" if point else "the config")
         raise ConfigError(f"{where}: a [camera] section is needed to watch a table")
@@ -149,7 +150,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         clock = FrameClock(start, args.fps)
     else:
         clock = MonotonicClock(start)
-    recorder = _recorder(args, point, calibration, start)
+    recorder = _recorder(args, point, calibration, start, config)
     if point is not None:
         print(
             f"resumed {point.root}: {len(point.log.entries)} log entries, {point.frames} frames; "
@@ -305,12 +306,13 @@ def _players(text: str) -> tuple[str, str]:
     return players[0], players[1]
 
 
-def _config(args: argparse.Namespace) -> RailbirdConfig:
-    if args.config is None:
-        if not args.virtual_table:
-            raise ConfigError("--config is needed (or --resume DIR, or --virtual-table)")
-        return RailbirdConfig()
-    return load_config(args.config)
+def _config(args: argparse.Namespace, virtual: VirtualTable | None) -> RailbirdConfig:
+    if args.config is not None:
+        return load_config(args.config)
+    if virtual is None:
+        raise ConfigError("--config is needed (or --resume DIR, or --virtual-table)")
+    # The scenario's own game: a 9-ball referee would never see the 13 a cut shot pots.
+    return RailbirdConfig(referee=RefereeConfig(game=virtual.run.game))
 
 
 def _resume_point(
@@ -340,7 +342,11 @@ def _calibration(
 
 
 def _recorder(
-    args: argparse.Namespace, point: ResumePoint | None, calibration: Calibration, start: float
+    args: argparse.Namespace,
+    point: ResumePoint | None,
+    calibration: Calibration,
+    start: float,
+    config: RailbirdConfig,
 ) -> RecordingWriter | None:
     if point is not None:
         writer = RecordingWriter.resume(point.root)
@@ -353,8 +359,11 @@ def _recorder(
         return writer
     if not args.record:
         return None
-    config_text = args.config.read_text(encoding="utf-8") if args.config else ""
-    fps = args.fps if args.virtual_table else (_config(args).camera.fps or 30.0)  # type: ignore[union-attr]
+    if args.config:
+        config_text = args.config.read_text(encoding="utf-8")
+    else:  # the virtual table's own game, so a replay or a resume referees the same one
+        config_text = f'[referee]\ngame = "{config.referee.game}"\n'
+    fps = args.fps if args.virtual_table else (config.camera.fps or 30.0)  # type: ignore[union-attr]
     return RecordingWriter.create(
         args.record,
         calibration.image_size,

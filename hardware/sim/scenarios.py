@@ -35,7 +35,7 @@ from hardware.sim.racks import (
 from hardware.sim.result import SimResult
 from hardware.sim.shooter import play_eight_ball_rack, play_nine_ball_rack, play_straight_pool
 from hardware.sim.truth import LagLane, LagTruth, RackTruth, ScenarioTruth
-from rules.balls import OBJECT_BALLS, BallId
+from rules.balls import NINE_BALL_SET, OBJECT_BALLS, BallId
 from rules.events import EventKind, ShotEvent, involving, of_kind, select
 from rules.shot import DoubleHitEvidence, JumpEvidence, Layout, Placement, PushEvidence, Shot
 from rules.table import CushionId, PocketId, Point, RackShape
@@ -85,8 +85,19 @@ class ScenarioRun:
     result: SimResult
     truth: ScenarioTruth
 
+    @property
+    def game(self) -> str:
+        """The game a monitor referees this run as: the one a break or rack names, else 9-ball
+        when every ball is in its set (5.2), else 8-ball (a fifteen-ball table)."""
+        for game, mark in (("14.1", "14.1"), ("8-ball", "8ball"), ("9-ball", "9ball")):
+            if mark in self.scenario.name:
+                return game
+        balls = {BallId(label) for label in self.truth.balls}
+        return "9-ball" if balls <= NINE_BALL_TABLE else "8-ball"
+
 
 _SCENARIOS: dict[str, Scenario] = {}
+NINE_BALL_TABLE = frozenset((BallId.CUE, *NINE_BALL_SET))
 
 
 def _always(_: Play) -> bool:

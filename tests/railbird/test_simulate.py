@@ -12,6 +12,7 @@ from hardware.sensors.protocol import Drop, LineParser
 from hardware.sim.render import RenderConfig
 from hardware.sim.scenarios import run_scenario
 from railbird.cli import main
+from railbird.config import parse_config
 from railbird.recording import RecordingReader
 from railbird.simulate import SimRecordingConfig, record_scenario
 from rules.codec import loads
@@ -52,6 +53,8 @@ def test_without_sensors_the_serial_log_is_empty(tmp_path: Path) -> None:
     reader = RecordingReader(record_scenario(run, tmp_path / "rec", config))
     assert reader.serial_chunks() == []
     assert 'port = ""' in reader.config_text()
+    # The recording says which game to referee it as, so a replay needs no option.
+    assert parse_config(reader.config_text()).referee.game == run.game
 
 
 def test_sim_list_and_unknown_scenario(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

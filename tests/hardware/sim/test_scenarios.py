@@ -461,3 +461,20 @@ def test_moving_ball_snapshots_differ_across_the_exposure() -> None:
     i = run.truth.balls.index(BallId.CUE)
     xs = [s.positions[i][0] for s in snaps]
     assert xs == sorted(xs) and xs[-1] - xs[0] > 20.0  # about 9 m/s over 6 ms
+
+
+@pytest.mark.parametrize(
+    ("name", "game"),
+    [("break-9ball", "9-ball"), ("rack-8ball", "8-ball"), ("rerack-14.1", "14.1")],
+)
+def test_a_break_or_rack_is_refereed_as_its_own_game_rules_4_3_5_2_6_4(name, game) -> None:
+    assert run_scenario(name, seed=0).game == game
+
+
+def test_a_single_shot_is_refereed_as_9_ball_only_when_its_balls_fit_rule_5_2() -> None:
+    def balls_fit(run) -> bool:
+        return all(b == "cue" or int(b) <= 9 for b in run.truth.balls)
+
+    runs = [run_scenario(n, seed=1) for n in ("scratch", "wrong-ball-first")]
+    assert [r.game == "9-ball" for r in runs] == [balls_fit(r) for r in runs]
+    assert {r.game for r in runs} == {"8-ball", "9-ball"}  # both branches taken

@@ -13,6 +13,7 @@ import cv2
 import pytest
 
 from hardware.sim.truth import ScenarioTruth
+from railbird.config import parse_config
 from railbird.recording import RecordingReader
 from railbird.replay import OUTPUTS
 from railbird.review.run import ReviewOptions, ReviewResult, add_arguments, review, run_review
@@ -28,9 +29,10 @@ def _truth(recording: Path) -> ScenarioTruth:
     return loads(ScenarioTruth, (recording / "truth.json").read_text(), where="truth.json")
 
 
-def _truth_calls(truth: ScenarioTruth) -> list[str]:
+def _truth_calls(truth: ScenarioTruth, recording: Path) -> list[str]:
     """The calls the referee makes on the true shots, in the game the replay plays."""
-    referee = Referee.new("9-ball", ("Ann", "Bob"), truth.table)
+    game = parse_config(RecordingReader(recording).config_text()).referee.game
+    referee = Referee.new(game, ("Ann", "Bob"), truth.table)
     calls = []
     for shot in truth.shots:
         foul = referee.record(shot, shot.strike_time).rulings[-1].foul
@@ -52,7 +54,7 @@ def test_the_report_lists_every_shot_with_the_call_the_truth_expects(
     recording: Path, reviewed: ReviewResult
 ) -> None:
     truth = _truth(recording)
-    assert [s.call for s in reviewed.shots] == _truth_calls(truth)
+    assert [s.call for s in reviewed.shots] == _truth_calls(truth, recording)
     html = reviewed.report.read_text()
     for s in reviewed.shots:
         assert f'id="shot-{s.number}"' in html and s.call in html
