@@ -32,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``demo`` subcommand's options."""
     parser.add_argument("--scenario", default="rack-9ball", help="virtual-table scenario")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--game", default="9-ball", help="the game the referee applies")
+    parser.add_argument("--game", help="the game the referee applies (default: the scenario's own)")
     parser.add_argument("--fps", type=float, default=30.0, help="virtual camera frame rate")
     parser.add_argument("--record", type=pathlib.Path, help="record the session into this folder")
     parser.add_argument("--no-web", action="store_true", help="no scoreboard or console server")
@@ -44,11 +44,16 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     virtual = VirtualTable(args.scenario, args.seed, args.fps)
     calibration = virtual.calibrate()
     print(f"calibrated on the first frame: {calibration.reprojection_px:.2f} px", file=out)
-    referee = Referee.new(args.game, ("Player 1", "Player 2"), virtual.table)
+    game = args.game or virtual.run.game
+    referee = Referee.new(game, ("Player 1", "Player 2"), virtual.table)
     clock = MonotonicClock(virtual.start)  # the session clock reads the scenario's time
     recorder = (
         RecordingWriter.create(
-            args.record, virtual.frame_size, virtual.render.fps, session_time=virtual.start
+            args.record,
+            virtual.frame_size,
+            virtual.render.fps,
+            config_text=f'[referee]\ngame = "{game}"\n',
+            session_time=virtual.start,
         )
         if args.record
         else None
