@@ -7,82 +7,24 @@ browser fails them. A screenshot of the report is left in /tmp for a human to lo
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from railbird.review.run import ReviewResult
+from tests.browser import chromium
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
-CHROMIUM_FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--autoplay-policy=no-user-gesture-required",
-    "--window-size=1280,1600",
-)
 SCREENSHOT = Path("/tmp/railbird-review-report.png")
 WAIT_S = 20.0
 
 pytestmark = pytest.mark.slow
 
 
-def _browser_missing() -> str | None:
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
-        return "the selenium package is not installed (pip install selenium)"
-    for path in (CHROMIUM, CHROMEDRIVER):
-        if not (path.exists() or shutil.which(path.name)):
-            return f"{path} is missing (apt-get install chromium chromium-driver)"
-    return None
-
-
-def _require_browser() -> None:
-    """Skip without a browser, except in CI (CI=true), where a missing browser fails."""
-    missing = _browser_missing()
-    if missing is not None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"browser tests must run in CI: {missing}")
-        pytest.skip(missing)
-
-
-@pytest.mark.parametrize(
-    ("ci", "outcome"), [("true", pytest.fail.Exception), ("", pytest.skip.Exception)]
-)
-def test_a_missing_browser_fails_in_ci_and_skips_elsewhere(monkeypatch, ci: str, outcome) -> None:
-    monkeypatch.setattr(f"{__name__}.CHROMEDRIVER", Path("/nonexistent/chromedriver"))
-    monkeypatch.setattr(shutil, "which", lambda name: None)
-    monkeypatch.setenv("CI", ci)
-    with pytest.raises(outcome, match="chromedriver is missing"):
-        _require_browser()
-
-
 @pytest.fixture(scope="module")
 def driver() -> Iterator[object]:
-    _require_browser()
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for flag in CHROMIUM_FLAGS:
-        options.add_argument(flag)
-    # An explicit driver path: Selenium Manager must not download anything.
-    browser = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
-    browser.set_script_timeout(WAIT_S)
-    try:
+    with chromium((1280, 1600), WAIT_S, "--autoplay-policy=no-user-gesture-required") as browser:
         yield browser
-    finally:
-        browser.quit()
 
 
 def _wait(driver, script: str, what: str):
