@@ -15,8 +15,10 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, TextIO
 
@@ -31,15 +33,19 @@ from hardware.frames import Frame
 from hardware.sensors.link import SensorLink
 from railbird.config import RailbirdConfig, parse_config
 from railbird.live import LiveLoop, LiveUpdate
-from railbird.recording import RecordingReader, SerialChunk
+from railbird.recording import InputEntry, RecordingReader, SerialChunk
 from railbird.sources import first_frame
+from railbird.web.inputs import decode_input
 from rules.codec import to_jsonable
-from rules.errors import ConfigError, RecordError
+from rules.errors import ConfigError, RailbirdError, RecordError
 from rules.referee import Referee
 from rules.signals import PocketSignal
 from tracking.model import TrackFrame
 
 log = logging.getLogger(__name__)
+
+DEFAULT_PLAYERS = ("Player 1", "Player 2")
+"""Who plays when neither the options nor the recording say."""
 
 OUTPUTS = ("events.jsonl", "shots.jsonl", "rulings.jsonl", "summary.json")
 
@@ -50,14 +56,15 @@ class ReplayOptions:
 
     Attributes:
         game: The game played (``9-ball``, ``8-ball``); None: the recording's config.
-        players: The two players' names.
+        players: The two players' names; None: the recording's (``Player 1``, ``Player 2``
+            for a plain video).
         sensors: Use the recorded pocket-sensor bytes (False: vision only).
         calibration: A calibration file to use instead of the recording's.
         progress: Show a progress bar.
     """
 
     game: str | None = None
-    players: tuple[str, str] = ("Player 1", "Player 2")
+    players: tuple[str, str] | None = None
     sensors: bool = True
     calibration: Path | None = None
     progress: bool = False
@@ -68,7 +75,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("source", type=Path, help="a recording folder, or any video file")
     parser.add_argument("--out", type=Path, required=True, help="folder for the outputs")
     parser.add_argument("--game", help="the game played (default: the recording's config)")
-    parser.add_argument("--players", default="Player 1,Player 2", help="two names, comma-separated")
+    parser.add_argument("--players", help="two names, comma-separated (default: the recording's)")
     parser.add_argument("--no-sensors", action="store_true", help="ignore the sensor log")
     parser.add_argument("--calibration", type=Path, help="calibration file to use")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -76,11 +83,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     """``railbird replay SOURCE --out DIR``."""
-    players = tuple(p.strip() for p in args.players.split(","))
-    if len(players) != 2 or not all(players):
-        raise ConfigError(f"--players {args.players!r}: give two names separated by a comma")
     options = ReplayOptions(
-        args.game, players, not args.no_sensors, args.calibration, progress=not args.no_progress
+        args.game,
+        parse_players(args.players),
+        not args.no_sensors,
+        args.calibration,
+        progress=not args.no_progress,
     )
     summary = replay(args.source, args.out, options)
     print(
@@ -93,6 +101,20 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def parse_players(text: str | None) -> tuple[str, str] | None:
+    """``--players "Ann,Bob"`` as two names (None stays None).
+
+    Raises:
+        ConfigError: not two non-empty names.
+    """
+    if text is None:
+        return None
+    players = tuple(p.strip() for p in text.split(","))
+    if len(players) != 2 or not all(players):
+        raise ConfigError(f"--players {text!r}: give two names separated by a comma")
+    return players  # type: ignore[return-value]
+
+
 @dataclass(frozen=True, slots=True)
 class _Inputs:
     """What a replay reads, from a recording or a plain video."""
@@ -103,6 +125,8 @@ class _Inputs:
     config: RailbirdConfig
     calibration: Calibration
     problems: list[str]
+    operator: list[InputEntry] = field(default_factory=list)
+    players: tuple[str, str] = DEFAULT_PLAYERS
 
 
 def replay(
@@ -126,11 +150,13 @@ def replay(
     """
     inputs = _open(source, options)
     table = inputs.calibration.table
+    config = inputs.config
     referee = Referee.new(
-        options.game or inputs.config.referee.game,
-        options.players,
+        options.game or config.referee.game,
+        options.players or inputs.players,
         table,
-        inputs.config.referee.options,
+        config.referee.options,
+        config.match,
     )
     signals = _pocket_signals(inputs.chunks) if options.sensors else []
     frames = inputs.frames
@@ -146,13 +172,15 @@ def replay(
             # The live loop's own stages, fed every frame in order on a clock that never
             # moves: nothing is dropped and nothing depends on how fast this machine is.
             writer = _UpdateWriter(events_out, shots_out, rulings_out)
-            loop = LiveLoop(
-                inputs.calibration, referee, FakeClock(), writer.write, on_track=on_track
-            )
+            clock = FakeClock()
+            loop = LiveLoop(inputs.calibration, referee, clock, writer.write, on_track=on_track)
             for signal in signals:
                 loop.signal(signal)
+            console = _Console(inputs.operator, loop, clock)
             for frame in frames:
+                console.until(frame.time)
                 loop.process(frame)
+            console.until(math.inf)
             loop.finish()
         counts = {
             "frames": loop.stats.frames_processed,
@@ -165,6 +193,8 @@ def replay(
             "frames_recorded": inputs.frame_count,
             **counts,
             "pocket_signals": len(signals),
+            "inputs": console.applied,
+            "inputs_refused": console.refused,
             "problems": inputs.problems,
             "state": to_jsonable(referee.state),
         }
@@ -172,6 +202,32 @@ def replay(
     except OSError as exc:
         raise RecordError(f"{out}: cannot write the replay: {exc}") from exc
     return summary
+
+
+class _Console:
+    """The recorded operator inputs, entered between frames at their recorded times as the
+    console entered them live (a rack-ready starts the next rack, a call goes with its shot)."""
+
+    def __init__(self, entries: list[InputEntry], loop: LiveLoop, clock: FakeClock) -> None:
+        self._pending = deque(sorted(entries, key=lambda e: e.time))
+        self._loop = loop
+        self._clock = clock
+        self.applied = 0
+        self.refused: list[str] = []
+
+    def until(self, time: float) -> None:
+        """Enter every input recorded at or before ``time``."""
+        while self._pending and self._pending[0].time <= time:
+            entry = self._pending.popleft()
+            self._clock.advance(max(0.0, entry.time - self._clock.now()))
+            try:
+                self._loop.apply_input(decode_input(entry.value))
+                self.applied += 1
+            except RailbirdError as exc:
+                # The pipeline saw the match differently this time (an improved tracker):
+                # say which input no longer fits rather than stop.
+                log.warning("input at %.3f s (%s) refused: %s", entry.time, entry.kind, exc)
+                self.refused.append(f"{entry.time:.3f} s {entry.kind}: {exc}")
 
 
 def _open(source: Path, options: ReplayOptions) -> _Inputs:
@@ -187,6 +243,8 @@ def _open(source: Path, options: ReplayOptions) -> _Inputs:
             parse_config(reader.config_text(), f"{source}/config.toml"),
             load(path, image_size=reader.size),
             reader.problems,
+            reader.inputs(),
+            _recorded_players(reader),
         )
     video = VideoFileSource(source)
     if options.calibration is not None:
@@ -198,6 +256,11 @@ def _open(source: Path, options: ReplayOptions) -> _Inputs:
         )
         log.info("%s: calibrated from its first frame (lens %s)", source, calibration.intrinsics)
     return _Inputs(video, video.expected_frames, [], RailbirdConfig(), calibration, [])
+
+
+def _recorded_players(reader: RecordingReader) -> tuple[str, str]:
+    game = reader.game()
+    return game.players if game is not None else DEFAULT_PLAYERS
 
 
 class _UpdateWriter:

@@ -25,7 +25,7 @@ from tqdm import tqdm
 
 from calibration.file import load
 from railbird.recording import FrameTime, RecordingReader
-from railbird.replay import ReplayOptions, replay
+from railbird.replay import ReplayOptions, parse_players, replay
 from railbird.review.annotate import SUFFIX, Annotator, SlowMotion, annotate
 from railbird.review.diagram import DiagramModel, build_diagram, write_diagram
 from railbird.review.export import write_shots_csv
@@ -102,7 +102,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, required=True, help="folder for the review")
     parser.add_argument("--shots", help="review only these shots, e.g. 12-18 (counted from 1)")
     parser.add_argument("--game", help="the game played (default: the recording's config)")
-    parser.add_argument("--players", default="Player 1,Player 2", help="two names, comma-separated")
+    parser.add_argument("--players", help="two names, comma-separated (default: the recording's)")
     parser.add_argument("--no-sensors", action="store_true", help="ignore the sensor log")
     parser.add_argument("--calibration", type=Path, help="calibration file to use")
     parser.add_argument("--no-video", action="store_true", help="skip the annotated video")
@@ -117,13 +117,10 @@ def run_review(args: argparse.Namespace, out: TextIO | None = None) -> int:
         ConfigError: bad options (players, shot range).
         RecordError: the recording cannot be read or the review cannot be written.
     """
-    players = tuple(p.strip() for p in args.players.split(","))
-    if len(players) != 2 or not all(players):
-        raise ConfigError(f"--players {args.players!r}: give two names separated by a comma")
     options = ReviewOptions(
         ReplayOptions(
             args.game,
-            players,  # type: ignore[arg-type]
+            parse_players(args.players),
             not args.no_sensors,
             args.calibration,
             progress=not args.no_progress,
@@ -158,7 +155,7 @@ def review(recording: Path, out: Path, options: ReviewOptions) -> ReviewResult:
     tracks = TrackLog()
     summary = replay(recording, out, options.replay, on_track=tracks.add)
     paths = tracks.paths()
-    players = options.replay.players
+    players = tuple(summary["state"]["players"])
     all_shots = load_shots(out, players)
     shots = _select(all_shots, options.shots)
     gaps = video_gaps(frame_times, paths.frames.tolist())
