@@ -31,19 +31,14 @@ from typing import Protocol
 import cv2
 import numpy as np
 
-from calibration.colour import (
-    ColourModel,
-    ball_pixels,
-    default_colour_model,
-    disc_pixels,
-    measure_cloth,
-)
+from calibration.colour import ColourModel, default_colour_model, measure_cloth
 from calibration.file import Calibration
 from rules.balls import BALL_RADIUS_MM
 from rules.errors import RailbirdError
 from rules.table import Point
 from vision import circles, identity
 from vision.detections import Detections, Polygon
+from vision.discs import disc_stats
 from vision.foreign import ClothContrast
 from vision.found import FoundBall
 from vision.occluders import LeftoverReader, occluder_area_mm2
@@ -424,16 +419,19 @@ class BallDetector:
 
     def _named(self, image: np.ndarray, balls: list[FoundBall]) -> list[FoundBall]:
         """Balls with their colour evidence (measured once while a ball rests)."""
-        out = []
-        for b in balls:
-            if b.like is None:
-                disc, ring = _disc_lab(image, b.centre_px, b.radius_px)
-                band = identity.band_fraction(ring, self.colours.cloth_lab)
-                like = identity.likelihoods(
-                    ball_pixels(disc), self.colours, ball_pixels(ring), band
-                )
-                b = dataclasses.replace(b, like=like)
-            out.append(b)
+        fresh = [i for i, b in enumerate(balls) if b.like is None]
+        if not fresh:
+            return balls
+        stats = disc_stats(
+            image,
+            np.array([balls[i].centre_px for i in fresh]),
+            np.array([balls[i].radius_px for i in fresh]),
+            self.colours.cloth_lab,
+        )
+        out = list(balls)
+        for i, (disc, ring, band) in zip(fresh, stats, strict=True):
+            like = identity.likelihoods(disc, self.colours, ring, band)
+            out[i] = dataclasses.replace(balls[i], like=like)
         return out
 
     def _detections(
@@ -476,19 +474,6 @@ class BallDetector:
             confidence=confidence,
             occluded=occluded,
         )
-
-
-def _disc_lab(
-    image: np.ndarray, centre: np.ndarray, radius: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """A ball's Lab pixels: its disc (rim left out) and the ring just inside its rim."""
-    h, w = image.shape[:2]
-    r = math.ceil(radius) + 1
-    x0, y0 = max(int(centre[0]) - r, 0), max(int(centre[1]) - r, 0)
-    x1, y1 = min(int(centre[0]) + r + 1, w), min(int(centre[1]) + r + 1, h)
-    patch = cv2.cvtColor(np.ascontiguousarray(image[y0:y1, x0:x1]), cv2.COLOR_BGR2LAB)
-    c = centre - (x0, y0)
-    return disc_pixels(patch, c, radius), disc_pixels(patch, c, radius, 0.97, 0.7)
 
 
 __all__ = ["BallDetector", "DetectorConfig", "FrameError", "Point", "occluder_area_mm2"]

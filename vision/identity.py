@@ -47,6 +47,12 @@ def band_fraction(ring_lab: np.ndarray, cloth_lab: tuple[float, float, float]) -
     px = np.asarray(ring_lab, dtype=np.float32).reshape(-1, 3)
     if len(px) == 0:
         return 0.0
+    return float(np.mean(band_evidence(px, cloth_lab)))
+
+
+def band_evidence(ring_lab: np.ndarray, cloth_lab: tuple[float, float, float]) -> np.ndarray:
+    """Per rim pixel, whether it shows a stripe's band (see `band_fraction`), (n,) bool."""
+    px = np.asarray(ring_lab, dtype=np.float32).reshape(-1, 3)
     a, b = px[:, 1] - 128.0, px[:, 2] - 128.0
     ca, cb = cloth_lab[1] - 128.0, cloth_lab[2] - 128.0
     norm = math.hypot(ca, cb)
@@ -58,7 +64,7 @@ def band_fraction(ring_lab: np.ndarray, cloth_lab: tuple[float, float, float]) -
         clothlike = (across < _CLOTH_BAND) & (along > 0)
     coloured = np.hypot(a, b) >= WHITE_CHROMA
     dark = px[:, 0] < _BAND_DARK_L
-    return float(np.mean((coloured | dark) & ~clothlike))
+    return (coloured | dark) & ~clothlike
 
 
 def likelihoods(
