@@ -201,30 +201,27 @@ class BallDetector:
                 roi[y0:y1, x0:x1] = self._roi_edges[y0:y1, x0:x1]
             rects = [(0, 0, *self.view.size)]
         candidates = []
+        taken = _Apart()
         for rect in rects:
             x0, y0, x1, y1 = rect
             for start, r in self._candidates(small[y0:y1, x0:x1], rect, roi):
-                if inside(self.view.to_working(start), rect) and not any(
-                    np.hypot(*(start - s)) < 1.2 * r for s, _ in candidates
-                ):
+                if inside(_working(start), rect) and not taken.near(start, 1.2 * r):
                     candidates.append((start, r))
-        candidates = [
-            (s, r)
-            for s, r in candidates
-            if not any(np.hypot(*(s - b.centre_px)) < b.radius_px for b in kept)
-        ]
+                    taken.add(start)
+        on_kept = [(k.centre_px, k.radius_px) for k in kept]
+        candidates = [(s, r) for s, r in candidates if not _near(s, on_kept)]
         found = self._circles(image, candidates)
         found = [
             b
             for b in found
-            if any(inside(self.view.to_working(b.centre_px), r) for r in rects)
-            and not any(np.hypot(*(b.centre_px - k.centre_px)) < k.radius_px for k in kept)
+            if any(inside(_working(b.centre_px), r) for r in rects)
+            and not _near(b.centre_px, on_kept)
         ]
         found = [
             b
             for rect in rects
             for b in self._streaks.deblur(
-                [b for b in found if inside(self.view.to_working(b.centre_px), rect)],
+                [b for b in found if inside(_working(b.centre_px), rect)],
                 rect,
                 self._mask,
                 self._weight,
@@ -365,15 +362,17 @@ class BallDetector:
         radius = self._radius_small[y0:y1, x0:x1]
         acc = circles.vote(small.shape[:2], ys, xs, cos, sin, radius)
         out: list[tuple[np.ndarray, float]] = []
+        taken = _Apart()
         for px, py in circles.peaks(acc, self._vote_min[y0:y1, x0:x1], 5):
             x, y = int(px + x0), int(py + y0)
             if self.view.roi[y, x] == 0:
                 continue
             start = self.view.to_full(np.array((px + x0, py + y0)))
             r = float(self.view.radius[y, x])
-            if any(np.hypot(*(s - start)) < 1.2 * r for s, _ in out):
+            if taken.near(start, 1.2 * r):
                 continue
             out.append((start, r))
+            taken.add(start)
         return out
 
     def _circles(
@@ -397,7 +396,7 @@ class BallDetector:
                 continue
             if np.hypot(*(fit.centre - start)) > 0.6 * r:
                 continue
-            if any(np.hypot(*(b.centre_px - fit.centre)) < 1.5 * b.radius_px for b in found):
+            if _near(fit.centre, [(b.centre_px, 1.5 * b.radius_px) for b in found]):
                 continue
             if not on(self.view.bed, self.view.to_working(fit.centre)) and not self._lit(
                 image, fit.centre, r
@@ -474,6 +473,36 @@ class BallDetector:
             confidence=confidence,
             occluded=occluded,
         )
+
+
+def _working(p: np.ndarray) -> tuple[float, float]:
+    """`TableView.to_working` of one full-resolution point, as plain floats (cheap per point)."""
+    half = (SCALE - 1) / 2
+    return (float(p[0]) - half) / SCALE, (float(p[1]) - half) / SCALE
+
+
+class _Apart:
+    """Points kept so far, asked whether a new one comes near any (greedy spacing)."""
+
+    def __init__(self) -> None:
+        self._xy = np.empty((64, 2))
+        self._n = 0
+
+    def near(self, p: np.ndarray, distance: float) -> bool:
+        d = self._xy[: self._n] - p
+        return bool(((d[:, 0] ** 2 + d[:, 1] ** 2) < distance * distance).any())
+
+    def add(self, p: np.ndarray) -> None:
+        if self._n == len(self._xy):
+            self._xy = np.concatenate((self._xy, np.empty_like(self._xy)))
+        self._xy[self._n] = p
+        self._n += 1
+
+
+def _near(p: np.ndarray, discs: list[tuple[np.ndarray, float]]) -> bool:
+    """Whether a point lies closer than the distance given with any of the centres."""
+    x, y = float(p[0]), float(p[1])
+    return any(math.hypot(x - float(c[0]), y - float(c[1])) < d for c, d in discs)
 
 
 __all__ = ["BallDetector", "DetectorConfig", "FrameError", "Point", "occluder_area_mm2"]

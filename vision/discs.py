@@ -111,4 +111,7 @@ def _ball_pixels(px: np.ndarray, ball: np.ndarray, n: int) -> list[BallPixels]:
 def _mean(sums: list[np.ndarray], count: float, i: int) -> tuple[float, float, float] | None:
     if count < 2:
         return None
-    return (float(sums[0][i] / count), float(sums[1][i] / count), float(sums[2][i] / count))
+    # Lab pixels are whole numbers, so the sums are exact; dividing in float32, as the mean of
+    # the per-ball path does, gives its very bits (a near tie in the assignment must not flip).
+    n = np.float32(count)
+    return tuple(float(np.float32(sums[c][i]) / n) for c in range(3))
