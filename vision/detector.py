@@ -32,19 +32,14 @@ from typing import Protocol
 import cv2
 import numpy as np
 
-from calibration.colour import (
-    ColourModel,
-    ball_pixels,
-    default_colour_model,
-    disc_pixels,
-    measure_cloth,
-)
+from calibration.colour import ColourModel, default_colour_model, measure_cloth
 from calibration.file import Calibration
 from rules.balls import BALL_RADIUS_MM, BallId
 from rules.errors import RailbirdError
 from rules.table import Point
 from vision import circles, identity
 from vision.detections import BALL_ORDER, Detections, Polygon
+from vision.discs import disc_stats
 from vision.foreign import ClothContrast
 from vision.found import FoundBall
 from vision.occluders import LeftoverReader, occluder_area_mm2
@@ -214,30 +209,27 @@ class BallDetector:
                 roi[y0:y1, x0:x1] = self._roi_edges[y0:y1, x0:x1]
             rects = [(0, 0, *self.view.size)]
         candidates = []
+        taken = _Apart()
         for rect in rects:
             x0, y0, x1, y1 = rect
             for start, r in self._candidates(small[y0:y1, x0:x1], rect, roi):
-                if inside(self.view.to_working(start), rect) and not any(
-                    np.hypot(*(start - s)) < 1.2 * r for s, _ in candidates
-                ):
+                if inside(_working(start), rect) and not taken.near(start, 1.2 * r):
                     candidates.append((start, r))
-        candidates = [
-            (s, r)
-            for s, r in candidates
-            if not any(np.hypot(*(s - b.centre_px)) < b.radius_px for b in kept)
-        ]
+                    taken.add(start)
+        on_kept = [(k.centre_px, k.radius_px) for k in kept]
+        candidates = [(s, r) for s, r in candidates if not _near(s, on_kept)]
         found = self._circles(image, candidates)
         found = [
             b
             for b in found
-            if any(inside(self.view.to_working(b.centre_px), r) for r in rects)
-            and not any(np.hypot(*(b.centre_px - k.centre_px)) < k.radius_px for k in kept)
+            if any(inside(_working(b.centre_px), r) for r in rects)
+            and not _near(b.centre_px, on_kept)
         ]
         found = [
             b
             for rect in rects
             for b in self._streaks.deblur(
-                [b for b in found if inside(self.view.to_working(b.centre_px), rect)],
+                [b for b in found if inside(_working(b.centre_px), rect)],
                 rect,
                 self._mask,
                 self._weight,
@@ -378,15 +370,17 @@ class BallDetector:
         radius = self._radius_small[y0:y1, x0:x1]
         acc = circles.vote(small.shape[:2], ys, xs, cos, sin, radius)
         out: list[tuple[np.ndarray, float]] = []
+        taken = _Apart()
         for px, py in circles.peaks(acc, self._vote_min[y0:y1, x0:x1], 5):
             x, y = int(px + x0), int(py + y0)
             if self.view.roi[y, x] == 0:
                 continue
             start = self.view.to_full(np.array((px + x0, py + y0)))
             r = float(self.view.radius[y, x])
-            if any(np.hypot(*(s - start)) < 1.2 * r for s, _ in out):
+            if taken.near(start, 1.2 * r):
                 continue
             out.append((start, r))
+            taken.add(start)
         return out
 
     def _circles(
@@ -410,7 +404,7 @@ class BallDetector:
                 continue
             if np.hypot(*(fit.centre - start)) > 0.6 * r:
                 continue
-            if any(np.hypot(*(b.centre_px - fit.centre)) < 1.5 * b.radius_px for b in found):
+            if _near(fit.centre, [(b.centre_px, 1.5 * b.radius_px) for b in found]):
                 continue
             if not on(self.view.bed, self.view.to_working(fit.centre)) and not self._lit(
                 image, fit.centre, r
@@ -432,16 +426,19 @@ class BallDetector:
 
     def _named(self, image: np.ndarray, balls: list[FoundBall]) -> list[FoundBall]:
         """Balls with their colour evidence (measured once while a ball rests)."""
-        out = []
-        for b in balls:
-            if b.like is None:
-                disc, ring = _disc_lab(image, b.centre_px, b.radius_px)
-                band = identity.band_fraction(ring, self.colours.cloth_lab)
-                like = identity.likelihoods(
-                    ball_pixels(disc), self.colours, ball_pixels(ring), band
-                )
-                b = dataclasses.replace(b, like=like)
-            out.append(b)
+        fresh = [i for i, b in enumerate(balls) if b.like is None]
+        if not fresh:
+            return balls
+        stats = disc_stats(
+            image,
+            np.array([balls[i].centre_px for i in fresh]),
+            np.array([balls[i].radius_px for i in fresh]),
+            self.colours.cloth_lab,
+        )
+        out = list(balls)
+        for i, (disc, ring, band) in zip(fresh, stats, strict=True):
+            like = identity.likelihoods(disc, self.colours, ring, band)
+            out[i] = dataclasses.replace(balls[i], like=like)
         return out
 
     def _detections(
@@ -487,17 +484,34 @@ class BallDetector:
         )
 
 
-def _disc_lab(
-    image: np.ndarray, centre: np.ndarray, radius: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """A ball's Lab pixels: its disc (rim left out) and the ring just inside its rim."""
-    h, w = image.shape[:2]
-    r = math.ceil(radius) + 1
-    x0, y0 = max(int(centre[0]) - r, 0), max(int(centre[1]) - r, 0)
-    x1, y1 = min(int(centre[0]) + r + 1, w), min(int(centre[1]) + r + 1, h)
-    patch = cv2.cvtColor(np.ascontiguousarray(image[y0:y1, x0:x1]), cv2.COLOR_BGR2LAB)
-    c = centre - (x0, y0)
-    return disc_pixels(patch, c, radius), disc_pixels(patch, c, radius, 0.97, 0.7)
+def _working(p: np.ndarray) -> tuple[float, float]:
+    """`TableView.to_working` of one full-resolution point, as plain floats (cheap per point)."""
+    half = (SCALE - 1) / 2
+    return (float(p[0]) - half) / SCALE, (float(p[1]) - half) / SCALE
+
+
+class _Apart:
+    """Points kept so far, asked whether a new one comes near any (greedy spacing)."""
+
+    def __init__(self) -> None:
+        self._xy = np.empty((64, 2))
+        self._n = 0
+
+    def near(self, p: np.ndarray, distance: float) -> bool:
+        d = self._xy[: self._n] - p
+        return bool(((d[:, 0] ** 2 + d[:, 1] ** 2) < distance * distance).any())
+
+    def add(self, p: np.ndarray) -> None:
+        if self._n == len(self._xy):
+            self._xy = np.concatenate((self._xy, np.empty_like(self._xy)))
+        self._xy[self._n] = p
+        self._n += 1
+
+
+def _near(p: np.ndarray, discs: list[tuple[np.ndarray, float]]) -> bool:
+    """Whether a point lies closer than the distance given with any of the centres."""
+    x, y = float(p[0]), float(p[1])
+    return any(math.hypot(x - float(c[0]), y - float(c[1])) < d for c, d in discs)
 
 
 __all__ = ["BallDetector", "DetectorConfig", "FrameError", "Point", "occluder_area_mm2"]

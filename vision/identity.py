@@ -23,7 +23,7 @@ from rules.balls import BallId
 
 _N = 16
 _IDS = tuple(BallId)
-_STRIPED = np.array([b.striped for b in _IDS])
+_STRIPED_FLAGS = tuple(bool(b.striped) for b in _IDS)  # plain bools: read per ball per id
 _EPS = 1e-9
 _CLOTH_BAND = 8.0  # a-b distance from the neutral-to-cloth line still counted as cloth tinge
 _BAND_DARK_L = 60.0  # a rim pixel darker than this (and not cloth) is a dark band's shade
@@ -47,6 +47,12 @@ def band_fraction(ring_lab: np.ndarray, cloth_lab: tuple[float, float, float]) -
     px = np.asarray(ring_lab, dtype=np.float32).reshape(-1, 3)
     if len(px) == 0:
         return 0.0
+    return float(np.mean(band_evidence(px, cloth_lab)))
+
+
+def band_evidence(ring_lab: np.ndarray, cloth_lab: tuple[float, float, float]) -> np.ndarray:
+    """Per rim pixel, whether it shows a stripe's band (see `band_fraction`), (n,) bool."""
+    px = np.asarray(ring_lab, dtype=np.float32).reshape(-1, 3)
     a, b = px[:, 1] - 128.0, px[:, 2] - 128.0
     ca, cb = cloth_lab[1] - 128.0, cloth_lab[2] - 128.0
     norm = math.hypot(ca, cb)
@@ -58,7 +64,7 @@ def band_fraction(ring_lab: np.ndarray, cloth_lab: tuple[float, float, float]) -
         clothlike = (across < _CLOTH_BAND) & (along > 0)
     coloured = np.hypot(a, b) >= WHITE_CHROMA
     dark = px[:, 0] < _BAND_DARK_L
-    return float(np.mean((coloured | dark) & ~clothlike))
+    return (coloured | dark) & ~clothlike
 
 
 def likelihoods(
@@ -78,7 +84,7 @@ def likelihoods(
     """
     w = stats.white_fraction
     colour = stats.colour_lab
-    out = np.zeros(_N)
+    out = [0.0] * _N
     # Pattern: the cue ball is white all over; a stripe shows a white cap or two; a solid
     # shows at most its number disc (and a highlight).
     p_cue = _gauss(1.0 - w, 0.0, 0.06)
@@ -97,19 +103,18 @@ def likelihoods(
             p_stripe = max(p_stripe, 0.3)
     if stats.colour_fraction < 0.04 and stats.dark_fraction < 0.2 and not banded:
         p_solid = p_stripe = 0.02  # no colour at all: a cue ball (or a stripe face-on)
-    for i, ball in enumerate(_IDS):
+    for i, (ball, target) in enumerate(zip(_IDS, model.balls, strict=True)):
         if ball is BallId.CUE:
             out[i] = p_cue
             continue
-        target = model.balls[i]
         if ball is BallId.EIGHT:
             evidence = _black_evidence(stats, target.lab)
         elif colour is None:
             evidence = 0.02
         else:
             evidence = _colour_match(colour, target.lab, target.spread)
-        out[i] = evidence * (p_stripe if _STRIPED[i] else p_solid)
-    return out
+        out[i] = evidence * (p_stripe if _STRIPED_FLAGS[i] else p_solid)
+    return np.array(out)
 
 
 def _black_evidence(stats: BallPixels, black_lab: tuple[float, float, float]) -> float:

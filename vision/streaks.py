@@ -52,21 +52,13 @@ class StreakReader:
             The ball at mid-exposure (``blur_mm`` None when the travel is too short to tell), or
             None when the blob is not ball-shaped.
         """
-        total = float(w.sum())
+        # The blob's weighted centre and spread, from its image moments (one pass in C).
+        m = cv2.moments(np.ascontiguousarray(w, dtype=np.float32))
+        total = m["m00"]
         if total <= 0:
             return None
-        ys, xs = np.mgrid[0 : w.shape[0], 0 : w.shape[1]]
-        mx, my = float((w * xs).sum() / total), float((w * ys).sum() / total)
-        dx, dy = xs - mx, ys - my
-        cov = (
-            np.array(
-                [
-                    [(w * dx * dx).sum(), (w * dx * dy).sum()],
-                    [(w * dx * dy).sum(), (w * dy * dy).sum()],
-                ]
-            )
-            / total
-        )
+        mx, my = m["m10"] / total, m["m01"] / total
+        cov = np.array([[m["mu20"], m["mu11"]], [m["mu11"], m["mu02"]]]) / total
         evals, evecs = np.linalg.eigh(cov)
         minor, major = max(evals[0], 0.0), max(evals[1], 0.0)
         # A disc of radius r has variance r^2/4 along any axis; a capsule adds l^2/12 along it.
@@ -76,8 +68,8 @@ class StreakReader:
         # The streak's extent along its axis is the travel plus one ball diameter.
         # Along it, the coverage falls off over the travel at each end; the faint ends are cut
         # by the foreign threshold, measured at a low level of it and scaled back.
-        faint = w >= 0.05
-        along = (dx[faint] * axis[0] + dy[faint] * axis[1]) if faint.any() else np.zeros(1)
+        ys, xs = np.nonzero(w >= 0.05)
+        along = ((xs - mx) * axis[0] + (ys - my) * axis[1]) if len(xs) else np.zeros(1)
         extent = float(along.max() - along.min()) + 1.0
         length = max(extent - 2.0 * r, 0.0) * _STREAK_GAIN if major > minor * 1.15 else 0.0
         log.debug("streak extent %.2f r %.2f var %.2f %.2f", extent, r, major, minor)
@@ -86,7 +78,7 @@ class StreakReader:
         centre_small = np.array((mx + origin[0], my + origin[1]))
         centre = self.view.to_full(centre_small)
         ends_px = np.array([centre + axis * length * SCALE / 2, centre - axis * length * SCALE / 2])
-        ends = self.camera.to_table(ends_px, BALL_RADIUS_MM)
+        ends = self.view.plane_xy(ends_px)
         travel = ends[0] - ends[1]
         expected = float(self.view.radius[int(centre_small[1]), int(centre_small[0])])
         if np.hypot(*travel) < self.min_streak_mm:

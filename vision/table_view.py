@@ -70,6 +70,22 @@ class TableView:
         gain = _sample_grid(grid, self.table, self.table_xy)
         return gain[..., None] * bgr[None, None, :]
 
+    def plane_xy(self, pixels: np.ndarray) -> np.ndarray:
+        """Table mm on the plane of ball centres of full-resolution pixels, (n, 2), interpolated
+        in ``table_xy`` (bilinear, clamped to the grid): within a thousandth of a millimetre of
+        the camera model's exact mapping, and far cheaper for a few points (a streak's ends)."""
+        w = self.to_working(np.asarray(pixels, dtype=np.float64).reshape(-1, 2))
+        gw, gh = self.size
+        x = np.clip(w[:, 0], 0.0, gw - 1.000001)
+        y = np.clip(w[:, 1], 0.0, gh - 1.000001)
+        x0, y0 = x.astype(np.int64), y.astype(np.int64)
+        fx, fy = (x - x0)[:, None], (y - y0)[:, None]
+        xy = self.table_xy
+        corner = [xy[y0 + dy, x0 + dx].astype(np.float64) for dy in (0, 1) for dx in (0, 1)]
+        top = corner[0] * (1 - fx) + corner[1] * fx
+        bottom = corner[2] * (1 - fx) + corner[3] * fx
+        return top * (1 - fy) + bottom * fy
+
     def to_working(self, pixels: np.ndarray) -> np.ndarray:
         """Working-grid coordinates of full-resolution pixels."""
         return (np.asarray(pixels, dtype=np.float64) - (SCALE - 1) / 2) / SCALE
