@@ -1,13 +1,15 @@
 """`railbird replay`: run a recording through the same pipeline the live monitor runs.
 
 Frames go through the detector, the serial bytes through the sensor link, both into the
-tracker, the shot segmenter and assembler, and each finished shot to the referee. What comes
+tracker, the shot segmenter and assembler, and each finished shot to the referee; the
+recorded console inputs enter the referee between frames at their times. What comes
 out is derived only from the recording, so replaying it twice writes the same bytes:
 
     events.jsonl    one line per shot event, with the frame index and time it was found at
     shots.jsonl     one line per Shot record (rules.shot.Shot as JSON)
     rulings.jsonl   one line per ruling, with the shot's index and time
-    summary.json    counts, what the recording lacked, and the final game state
+    summary.json    counts, inputs that no longer fit, what the recording lacked, and the
+                    final game state
 """
 
 from __future__ import annotations
@@ -169,8 +171,9 @@ def replay(
             _Lines(out / "shots.jsonl") as shots_out,
             _Lines(out / "rulings.jsonl") as rulings_out,
         ):
-            # The live loop's own stages, fed every frame in order on a clock that never
-            # moves: nothing is dropped and nothing depends on how fast this machine is.
+            # The live loop's own stages, fed every frame in order on a clock that moves only
+            # to the recorded inputs' times: nothing is dropped and nothing depends on how
+            # fast this machine is.
             writer = _UpdateWriter(events_out, shots_out, rulings_out)
             clock = FakeClock()
             loop = LiveLoop(inputs.calibration, referee, clock, writer.write, on_track=on_track)
