@@ -27,6 +27,7 @@ from hardware.sim.render import RenderConfig
 from hardware.sim.scenarios import ScenarioRun, run_scenario
 from hardware.sim.sensors import Chunk, Faults, SimulatedBoard, drops_from_events
 from railbird.recording import RecordingReader
+from railbird.replay import pocket_signals
 from railbird.simulate import SimRecordingConfig, record_scenario
 from rules.balls import BALL_DIAMETER_MM, BallId
 from rules.signals import PocketSignal
@@ -100,23 +101,11 @@ def _record_and_detect(run: ScenarioRun) -> tuple[list[Detections], list[PocketS
             reader = RecordingReader(folder)
             detector = BallDetector(load(folder / "calibration.json", image_size=reader.size))
             detections = [detector.detect(frame) for frame in reader]
-            signals = _signals(reader)
+            signals = pocket_signals(reader.serial_chunks())
             reader.close()
     finally:
         cv2.setNumThreads(threads)
     return detections, signals
-
-
-def _signals(reader: RecordingReader) -> list[PocketSignal]:
-    links: dict[str, SensorLink] = {}
-    out: list[PocketSignal] = []
-    for chunk in sorted(reader.serial_chunks(), key=lambda c: c.time):
-        link = links.get(chunk.port)
-        if link is None:
-            link = links[chunk.port] = SensorLink(chunk.port)
-            link.opened(chunk.time)
-        out.extend(link.receive(chunk.data, chunk.time))
-    return out
 
 
 # -- a detection noise model, for corpora too big to render -------------------------------------

@@ -50,14 +50,12 @@ import cv2
 from bench._recordings import CACHE, Recording, scenario_recording
 from hardware.clock import Clock, MonotonicClock
 from hardware.frames import Frame
-from hardware.sensors.link import SensorLink
 from hardware.sensors.reader import SensorReader
 from hardware.sim.sensors import PtyPort, SimulatedBoard, drops_from_events, play_in_background
 from railbird.live import LiveLoop, LiveStats, LiveUpdate
-from railbird.recording import RecordingReader
+from railbird.replay import pocket_signals
 from rules.events import ShotEvent
 from rules.referee import Referee
-from rules.signals import PocketSignal
 
 log = logging.getLogger(__name__)
 
@@ -175,7 +173,7 @@ def play_modelled(recording: Recording, game: str = "9-ball") -> LiveRun:
     result = LiveRun(recording)
     loop = LiveLoop(calibration, referee, clock, result.updates.append)
     reader = recording.reader()
-    for signal in recorded_signals(reader):
+    for signal in pocket_signals(reader.serial_chunks()):
         loop.signal(signal)  # the loop only takes a signal once a frame as late as it has come
     frames = iter(reader)
     grabbed = processed = 0
@@ -199,18 +197,6 @@ def play_modelled(recording: Recording, game: str = "9-ball") -> LiveRun:
     result.stats = loop.stats
     result.stats.frames_grabbed, result.stats.frames_dropped = grabbed, grabbed - processed
     return result
-
-
-def recorded_signals(reader: RecordingReader) -> list[PocketSignal]:
-    """The pocket signals in a recording's sensor bytes, stamped at their arrival."""
-    links: dict[str, SensorLink] = {}
-    signals: list[PocketSignal] = []
-    for chunk in sorted(reader.serial_chunks(), key=lambda c: c.time):
-        if chunk.port not in links:
-            links[chunk.port] = SensorLink(chunk.port)
-            links[chunk.port].opened(chunk.time)
-        signals.extend(links[chunk.port].receive(chunk.data, chunk.time))
-    return signals
 
 
 def visible_at(event_time: float, start: float, fps: float) -> float:

@@ -160,7 +160,7 @@ def replay(
         config.referee.options,
         config.match,
     )
-    signals = _pocket_signals(inputs.chunks) if options.sensors else []
+    signals = pocket_signals(inputs.chunks) if options.sensors else []
     frames = inputs.frames
     if options.progress:
         frames = tqdm(frames, total=inputs.frame_count, unit="frame", desc=source.name)
@@ -289,7 +289,7 @@ class _UpdateWriter:
         self._rulings.write(line)
 
 
-def _pocket_signals(chunks: Iterable[SerialChunk]) -> list[PocketSignal]:
+def pocket_signals(chunks: Iterable[SerialChunk]) -> list[PocketSignal]:
     """The drops the recorded bytes carry, one link per port, fed in arrival order."""
     links: dict[str, SensorLink] = {}
     signals: list[PocketSignal] = []
