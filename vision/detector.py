@@ -49,6 +49,9 @@ from vision.table_view import SCALE, TableView
 
 log = logging.getLogger(__name__)
 
+LOST_LOOK_FRAMES = 300
+"""How many frames (5 s at 60 fps) the place where a ball went unseen is searched again."""
+
 
 class FrameError(RailbirdError, ValueError):
     """A frame the detector cannot use (wrong size, not a colour image)."""
@@ -144,6 +147,9 @@ class BallDetector:
         self._previous: Detections | None = None
         self._last_small: np.ndarray | None = None
         self._balls: list[FoundBall] = []
+        self._lost: list[tuple[np.ndarray, float, int]] = []
+        """Where balls went unseen: full-resolution centre, radius, and the frame count then."""
+        self._frames = 0
         self._mask = np.zeros((h, w), dtype=np.uint8)
         self._weight = np.zeros((h, w), dtype=np.float32)
 
@@ -180,6 +186,8 @@ class BallDetector:
                 small, self._last_small, self.view.roi, self.config.change_threshold
             )
             rects = changed_rects(changed, float(self._radius_small.max()))
+            if rects != [(0, 0, *self.view.size)]:
+                rects = merge(rects + self._lost_rects())
         if not rects and self._previous is not None:
             # Nothing moved: the balls, their names and the occluders are as they were.
             return self._restamp(self._previous, index, time)
@@ -238,6 +246,7 @@ class BallDetector:
         balls, leftover = self._leftover.explain(self._mask, self._weight, kept + found)
         balls, streaks, occluded = self._leftover.leftovers(leftover, self._weight, balls)
         balls = self._named(image, balls + streaks)
+        self._remember_lost(balls)
         self._balls = [b for b in balls if b.blur_mm is None]
         detections = self._detections(index, time, balls, occluded)
         self._previous = detections
@@ -258,6 +267,39 @@ class BallDetector:
                 ):
                     continue
             out.append(b)
+        return out
+
+    def _remember_lost(self, balls: list[FoundBall]) -> None:
+        """Note where a ball of the last frame has gone unseen: a ball can melt into the cloth
+        for a frame (a green ball number-down on green cloth) and come back too slowly for any
+        frame to change much there, so only looking where the frame changed would never find it
+        again. Those places are searched again for `LOST_LOOK_FRAMES` frames."""
+        self._frames += 1
+        now = [(b.centre_px, 1.5 * b.radius_px) for b in balls]
+        lost = [
+            (c, r, since)
+            for c, r, since in self._lost
+            if self._frames - since <= LOST_LOOK_FRAMES and not _near(c, now)
+        ]
+        for b in self._balls:
+            if not _near(b.centre_px, now) and not _near(b.centre_px, [(c, r) for c, r, _ in lost]):
+                lost.append((b.centre_px, b.radius_px, self._frames))
+        self._lost = lost
+
+    def _lost_rects(self) -> list[Rect]:
+        gw, gh = self.view.size
+        out = []
+        for centre, _, _ in self._lost:
+            x, y = _working(centre)
+            pad = self._pad
+            out.append(
+                (
+                    max(int(x) - pad, 0),
+                    max(int(y) - pad, 0),
+                    min(int(x) + pad, gw),
+                    min(int(y) + pad, gh),
+                )
+            )
         return out
 
     def _occupied(self, small: np.ndarray) -> list[Rect] | None:
@@ -287,6 +329,7 @@ class BallDetector:
         self._last_small = None
         self._previous = None
         self._balls = []
+        self._lost = []
 
     def _pockets(self) -> list[Rect]:
         """Working-grid rectangles around the pockets' mouths, where a ball may sit off the

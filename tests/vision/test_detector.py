@@ -175,3 +175,27 @@ def test_only_the_games_balls_are_ever_named() -> None:
     assert not d.identity[:, BALL_ORDER.index(BallId.TWELVE)].any()
     right = sum(named(d, r) == b for b, r in zip(balls, rows, strict=True) if b in nine_ball)
     assert right >= len(nine_ball) - 1
+
+
+def test_a_ball_lost_for_a_moment_is_found_again_when_it_fades_back_slowly() -> None:
+    # A green ball on green cloth turned number-down melts into the cloth for a frame or two,
+    # and turns back too slowly for any frame to change much. Meanwhile the cue ball rolls
+    # elsewhere, so every frame is searched, but only where it changed: without looking again
+    # where a ball was lost, the lost ball would stay lost for the rest of the rack.
+    six = (900.0, 300.0)
+    render = scenes.renderer(CAMERA, noise_sigma=0.0, jpeg_quality=None).render
+    detector = BallDetector(CALIBRATION)
+
+    def frame(k: int, visible: float) -> np.ndarray:
+        cue = {BallId.CUE: (-900.0 + 40.0 * k, -200.0)}
+        with_six = render(scenes.snapshot({**cue, BallId.SIX: six}))
+        without = render(scenes.snapshot(cue))
+        return np.round(visible * with_six + (1 - visible) * without).astype(np.uint8)
+
+    assert match(detector.detect(frame(0, 1.0), 0, 0.0), {BallId.SIX: six})[0][0] >= 0
+    assert match(detector.detect(frame(1, 0.0), 1, 1 / 60), {BallId.SIX: six})[0][0] < 0
+    steps = 16  # each step changes a pixel by far less than the change threshold
+    for k in range(2, steps + 2):
+        d = detector.detect(frame(k, min((k - 1) / steps, 1.0)), k, k / 60)
+    rows, errors = match(d, {BallId.SIX: six})
+    assert rows[0] >= 0 and errors[0] < 3.0
