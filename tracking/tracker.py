@@ -364,10 +364,11 @@ class Tracker:
         out: list[Departure] = []
         keep: list[_Pending] = []
         for pending in self._pending:
-            row = self._ball_for_signal(pending.signal)
+            waiting = t - pending.received < self.config.signal_window
+            row = self._ball_for_signal(pending.signal, waiting)
             if row is not None:
                 out.append(self._depart_signal(row, pending.signal, t))
-            elif t - pending.received < self.config.signal_window:
+            elif waiting:
                 keep.append(pending)
             else:
                 log.warning(
@@ -380,19 +381,29 @@ class Tracker:
             out.extend(self._vision_fallback(t))
         return out
 
-    def _ball_for_signal(self, signal: PocketSignal) -> int | None:
+    def _ball_for_signal(self, signal: PocketSignal, waiting: bool) -> int | None:
+        """The ball a pocket signal is for: one vision has lost at that pocket, best one seen
+        going into its opening, then one lost while rolling, then the nearest. While a ball is
+        still seen rolling at the mouth (the sensor can fire a frame before vision loses the
+        ball) the signal waits for it rather than take a ball lost there earlier."""
         mouth = self.table.pocket(signal.pocket).mouth_centre
         reach = _POCKET_REACH_D * self.table.ball_diameter + self._radius
-        best, best_d = None, math.inf
+        best, best_key = None, (True, True, math.inf)
+        coming = False
         for row, track in enumerate(self._tracks):
-            # Only a ball vision has lost can be the one that dropped.
-            if track.status is not BallStatus.HIDDEN or track.last_z is None:
+            if not track.status.on_table or track.last_z is None:
+                continue
+            entered = track.entered is signal.pocket
+            near = entered or math.dist((track.last_z[0], track.last_z[1]), mouth) < reach
+            if track.status is not BallStatus.HIDDEN:
+                coming |= near and track.status is BallStatus.MOVING
                 continue
             d = math.dist((track.last_z[0], track.last_z[1]), mouth)
-            if track.entered is signal.pocket:
-                d = 0.0
-            if d < reach and d < best_d:
-                best, best_d = row, d
+            key = (not entered, not track.moving_before_hidden, d)
+            if near and key < best_key:
+                best, best_key = row, key
+        if coming and waiting and best_key[0]:
+            return None
         return best
 
     def _depart_signal(self, row: int, signal: PocketSignal, t: float) -> Departure:

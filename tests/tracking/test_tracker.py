@@ -236,3 +236,28 @@ def test_a_moving_ball_lost_for_good_does_not_hold_the_shot_open_rule_3_15() -> 
             assert frame.moving[frame.row(BallId.TWO)]
     assert not frame.moving[frame.row(BallId.TWO)]
     assert frame.status_of(BallId.TWO) is BallStatus.HIDDEN
+
+
+def test_a_signal_waits_for_the_ball_seen_rolling_into_its_pocket_rule_3_11() -> None:
+    # The 7 rests by the foot-left pocket, hidden for the moment (missed by vision); the 3 rolls
+    # into that pocket and the sensor fires a frame before vision loses the 3. The signal is for
+    # the 3, not for the ball vision happened to have lost there already.
+    mouth = np.array(TABLE.pocket(PocketId.FOOT_LEFT).mouth_centre)
+    seven = tuple(mouth - (90.0, 70.0))
+    tracker = Tracker(TABLE)
+    frame = None
+    for k in range(120):
+        t = k / 60
+        three = mouth - (600.0 - 10.0 * k, 0.0)
+        positions, ids = [], []
+        if k < 20:
+            positions.append(seven)
+            ids.append(BallId.SEVEN)
+        if k < 61:
+            positions.append(tuple(three))
+            ids.append(BallId.THREE)
+        signals = (PocketSignal(PocketId.FOOT_LEFT, 59.5 / 60),) if k == 60 else ()
+        det = Detections.of(k, t, positions, identity=one_hot(ids, 0.94) if ids else None)
+        frame = tracker.update(det, signals)
+    assert frame.status_of(BallId.THREE) is BallStatus.POCKETED
+    assert frame.status_of(BallId.SEVEN) is BallStatus.HIDDEN
