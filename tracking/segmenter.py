@@ -155,7 +155,7 @@ class Segmenter:
                 (v_before[a], v_before[b]),
                 (v_out[a], v_out[b]),
                 dt,
-                max(noise[a], noise[b]),
+                (noise[a], noise[b]),
             )
             if event is not None:
                 events.append(event)
@@ -194,9 +194,9 @@ class Segmenter:
         # ... and by carrying the outgoing motion back from f1 (when it parts in the interval).
         back = _touch_roots(rel_p1 - rel_vo * dt, rel_vo, d)
         tau_out = back[1] if back and -late <= back[1] <= dt + late else None
-        kick = max(
-            self._kicked(v_before[0], v_out[0], noise), self._kicked(v_before[1], v_out[1], noise)
-        )
+        # Each ball's kick against its own velocity noise: a ball missed in the frame after the
+        # contact (its position only predicted) must not hide the other's clean turn.
+        kick = max(self._kicked(v_before[k], v_out[k], noise[k]) for k in (0, 1))
         if kick < 1.0 or not self._along_centres(p0, v_before, v_out, tau_in or 0.0, noise):
             return None
         taus = [t for t in (tau_in, tau_out) if t is not None]
@@ -233,7 +233,7 @@ class Segmenter:
         for k in (0, 1):
             change = v_out[k] - v_before[k]
             size = float(np.hypot(*change))
-            if size > self.config.noise_sigmas * noise and abs(float(change @ n)) >= 0.8 * size:
+            if size > self.config.noise_sigmas * noise[k] and abs(float(change @ n)) >= 0.8 * size:
                 return True
         return False
 

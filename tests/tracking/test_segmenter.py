@@ -10,7 +10,7 @@ from rules.events import EventKind
 from rules.table import CushionId, PocketId
 from tests.tracking.helpers import matched, run
 from tests.tracking.synth import TABLE, render, simulate
-from vision.detections import Detections, one_hot
+from vision.detections import BALL_ORDER, Detections, one_hot
 
 FRAME = 1 / 60
 
@@ -175,3 +175,22 @@ def test_a_ball_nudged_slowly_by_a_hand_is_still_disturbed_rule_3_21() -> None:
     )
     events = run(render(sim, 8), sim.signals).events
     assert [e.ball for e in events if e.kind is EventKind.BALL_DISTURBED] == [BallId.EIGHT]
+
+
+def test_first_contact_survives_the_object_ball_missed_just_after_it_rule_3_18() -> None:
+    # A cut at 30 fps; vision misses the 6 in the frame after the cue ball hits it, so the 6's
+    # outgoing velocity there is only the tracker's guess. The cue ball's clean turn is enough.
+    sim = simulate({"cue": (-700.0, 0.0), "6": (300.0, 35.0)}, (1500.0, 0.0), fps=30.0)
+    contact = sim.of_kind(EventKind.BALL_BALL)[0]
+    assert contact.balls == (BallId.CUE, BallId.SIX)
+    frames = render(sim, 1)
+    six = BALL_ORDER.index(BallId.SIX)
+    after = next(k for k, d in enumerate(frames) if d.time > contact.time) + 1
+    keep = np.argmax(frames[after].identity, axis=1) != six
+    d = frames[after]
+    frames[after] = Detections.of(
+        d.frame, d.time, d.positions[keep], sigma=d.sigma[keep], identity=d.identity[keep]
+    )
+    shot = run(frames, sim.signals).shots[0]
+    assert shot.first_contact is not None and shot.first_contact.ball is BallId.SIX
+    assert shot.first_contact.time == pytest.approx(contact.time, abs=1 / 30)
