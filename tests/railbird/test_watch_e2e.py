@@ -5,8 +5,9 @@ judged against the scenario's truth.
 Each rack is the truth's shots folded by the same referee (with the same calls): per shot the
 live ruling should agree on foul or legal, on who fouled, and on the balls pocketed. What must
 hold is asserted exactly (every shot found and judged, the break, what was shown is what was
-recorded); the share of shots judged fully right is printed and held to its floor today, so a
-regression fails while the tracker's remaining identity errors are worked on.
+recorded); the share of shots judged fully right is printed and held to its floor: every shot
+of the 9-ball rack, every shot but one of the 8-ball rack (whose console calls and sensor bytes
+land at moments the machine's load decides).
 """
 
 from __future__ import annotations
@@ -264,23 +265,15 @@ def test_an_8_ball_rack_with_calls_from_the_console_is_judged_shot_by_shot(
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="tracking: the break's balls (rest by 8.13 s in the truth) are still taken for "
-    "moving when the next strike comes at 9.15 s, so the break is closed incomplete (3.15) "
-    "and not judged, and the next shot is called a 3.14 foul",
-)
 def test_every_shot_of_the_8_ball_rack_is_judged(eight_ball: Rack) -> None:
     assert not _not_judged(eight_ball), eight_ball.watch.tail()
 
 
-# Today's figures (2026-11-29), held as floors: a regression fails, an improvement raises them.
-# The 9-ball figures came out the same in three runs (lockstep makes the frames the same); the
-# 8-ball ones keep one shot of margin for the moment the console's calls and the sensor bytes
-# land. The misses are the tracker's: in the 9-ball rack the 3 is taken for the 6 where they
-# meet at the foot-left pocket on the break, so the referee believes the 3 is still up and
-# calls later shots fouls; in the 8-ball rack the break's balls are taken for still moving at
-# the next strike (see the xfail below), which hands the turn over wrongly. Naming only the
-# game's balls (no stripes in a 9-ball rack) raised the 9-ball figures from pocketed 6, whole 2.
-NINE_BALL_FLOOR = Agreement(shots=9, foul=4, pocketed=8, whole=3)
-EIGHT_BALL_FLOOR = Agreement(shots=16, foul=11, pocketed=14, whole=11)
+# Today's figures (2026-11-29): every shot of both racks judged as the truth has it. They were
+# 3/9 and 12/16 until the detector looked again where it had lost a ball (the 6, green on green
+# cloth, melted into it on the 9-ball break and stayed lost), a pocket signal waited for the
+# ball seen rolling into its pocket, and a contact was judged on each ball's own velocity noise.
+# The 8-ball floor keeps one shot of margin for the moment the console's calls and the sensor
+# bytes land.
+NINE_BALL_FLOOR = Agreement(shots=9, foul=9, pocketed=9, whole=9)
+EIGHT_BALL_FLOOR = Agreement(shots=16, foul=15, pocketed=15, whole=15)
