@@ -159,7 +159,46 @@ class Segmenter:
             )
             if event is not None:
                 events.append(event)
+                for k, other in ((a, b), (b, a)):
+                    pressed = self._pressed_into_cushion(
+                        live[k], p0[k], p0[other], v_before[k], v_out[k], noise[k], event.time, dt
+                    )
+                    if pressed is not None:
+                        events.append(pressed)
         return events
+
+    def _pressed_into_cushion(self, r, p, other, v_before, v_out, noise, t, dt):
+        """A ball struck while against a cushion, driven into it, rebounds at once: its
+        cushion contact shares the frame interval of the ball-ball contact, with no incoming
+        motion for `_cushion_contacts` to see. It is found by the push: along the line from the
+        striking ball, into the cushion, and the ball not going on into it."""
+        rad, tol = self._d / 2, self.config.touch_tolerance_mm
+        if float(np.hypot(*v_before)) >= self.config.min_turn_mm_s:
+            return None  # it was rolling: the rebound test sees its way in and out
+        push = (p - other) / max(float(np.hypot(*(p - other))), 1e-9)
+        leave = max(self.config.min_turn_mm_s, self.config.noise_sigmas * noise)
+        for seg in self._cushions:
+            n = np.array(seg.normal)
+            start = np.array(seg.start)
+            along = np.array(seg.end) - start
+            if not 0.0 <= float((p - start) @ along / (along @ along)) <= 1.0:
+                continue
+            gap = float((p - start) @ n) - rad
+            # Pushed into a cushion it is touching, it reaches it: a ball frozen there barely
+            # moves at first (the cushion takes the push), one a few mm off comes straight back.
+            if gap > tol or float(push @ n) > -0.1 or float(v_out @ n) < -0.5 * leave:
+                continue
+            key = (int(r), seg.id)
+            self._cushion_last[key] = t
+            return ShotEvent(
+                EventKind.BALL_CUSHION,
+                t,
+                (BALLS[r],),
+                cushion=seg.id,
+                confidence=0.8,
+                time_uncertainty=dt,
+            )
+        return None
 
     def _pair_contact(self, ra, rb, f0, p0, p1, v_before, v_out, dt, noise):
         d, tol = self._d, self.config.touch_tolerance_mm
