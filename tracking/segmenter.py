@@ -184,9 +184,15 @@ class Segmenter:
             if not 0.0 <= float((p - start) @ along / (along @ along)) <= 1.0:
                 continue
             gap = float((p - start) @ n) - rad
+            if float(push @ n) > -0.1 or gap > tol + 2 * dt * float(np.hypot(*v_out)):
+                continue
             # Pushed into a cushion it is touching, it reaches it: a ball frozen there barely
-            # moves at first (the cushion takes the push), one a few mm off comes straight back.
-            if gap > tol or float(push @ n) > -0.1 or float(v_out @ n) < -0.5 * leave:
+            # moves at first (the cushion takes the push). One a little off must be seen coming
+            # back out by the next frame, against the push (only the cushion can turn it so).
+            back = float(v_out @ n)
+            if gap <= tol and back < -0.5 * leave:
+                continue
+            if gap > tol and back < max(self.config.min_turn_mm_s, 1.5 * noise):
                 continue
             key = (int(r), seg.id)
             self._cushion_last[key] = t
