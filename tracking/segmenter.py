@@ -52,6 +52,9 @@ class SegmenterConfig:
             (cushion), still counted as touching: measurement noise plus cushion compression.
         min_turn_mm_s: Smallest velocity change (mm/s) counted as a contact's kick, on top of
             the noise of a velocity measured over one frame.
+        min_rebound_mm_s: Smallest change of the velocity across a cushion counted as a
+            rebound: lower than a ball-ball kick, as a rebound's normal velocity is fitted over
+            several frames each side (a ball creeping into a cushion at 5 cm/s comes back at 3).
         noise_sigmas: The velocity change must also exceed this many noise standard deviations.
         disturb_clearance_mm: A ball that starts moving with no other ball within this gap
             (surface to surface) was disturbed, not hit.
@@ -59,6 +62,7 @@ class SegmenterConfig:
 
     touch_tolerance_mm: float = 12.0
     min_turn_mm_s: float = 120.0
+    min_rebound_mm_s: float = 60.0
     noise_sigmas: float = 4.0
     disturb_clearance_mm: float = 25.0
 
@@ -492,7 +496,7 @@ class Segmenter:
             vn_in, noise_in = _slope(times[before], dist[before], sigma)
             vn_out, noise_out = _slope(times[after], dist[after], sigma)
             noise = math.hypot(noise_in, noise_out)
-            turn = max(self.config.min_turn_mm_s, self.config.noise_sigmas * noise)
+            turn = max(self.config.min_rebound_mm_s, self.config.noise_sigmas * noise)
             if vn_in >= -0.5 * turn or vn_out <= 0.25 * turn or vn_out - vn_in < turn:
                 continue
             # When the centre was one radius from the nose, by each fitted line carried on.

@@ -212,3 +212,23 @@ def test_a_ball_struck_into_the_cushion_it_rests_by_touched_it_rule_3_20(
     assert four and four[0].cushion is CushionId.FOOT
     assert four[0].time == pytest.approx(truth[0].time, abs=2 / fps)
     assert sum(e.cushion is CushionId.FOOT for e in four) == 1  # seen once, not twice
+
+
+def test_a_ball_creeping_into_a_cushion_rebounds_off_it_rule_3_20() -> None:
+    # The 7 creeps into the right cushion at 6 cm/s and back out at 5: a cushion contact a
+    # referee counts, though its turn (about 10 cm/s) is softer than any ball-ball kick.
+    y = -(TABLE.width / 2 - TABLE.ball_diameter / 2) + 40.0
+    sim = simulate(
+        {"cue": (-900.0, 300.0), "7": (-300.0, y)},
+        None,
+        pushes={"7": (0.3, 40.0, -60.0)},
+        decel=20.0,
+        fps=30.0,
+        tail=1.5,
+    )
+    truth = sim.of_kind(EventKind.BALL_CUSHION)
+    assert [(e.ball, e.cushion) for e in truth] == [(BallId.SEVEN, CushionId.RIGHT_HEAD)]
+    for seed in range(4):
+        found = run(render(sim, seed, sigma=0.8), sim.signals).of_kind(EventKind.BALL_CUSHION)
+        assert [(e.ball, e.cushion) for e in found] == [(BallId.SEVEN, CushionId.RIGHT_HEAD)]
+        assert found[0].time == pytest.approx(truth[0].time, abs=2 / 30)
