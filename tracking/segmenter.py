@@ -31,6 +31,11 @@ from tracking.model import BALLS, CUE_ROW, BallStatus, TrackFrame
 _CUSHION_K = 4
 """Frames each side of a cushion rebound used for its chord velocities."""
 
+_GAP_K = 4
+"""Frames each side of a contact between two moving balls used to fit how fast the gap between
+them closed and opened: one frame's velocity is too noisy to tell a contact from two balls
+rolling on together after the break, touching."""
+
 _REACH_MM = 120.0
 """How far from a nose a sampled centre may be at a rebound between frames (a 7 m/s ball at
 60 fps); the fitted lines then decide whether it touched."""
@@ -63,13 +68,28 @@ class SegmenterConfig:
     disturb_clearance_mm: float = 25.0
 
 
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    """A contact between two moving balls, waiting for the frames after it."""
+
+    event: ShotEvent
+    pair: tuple[int, int]
+    t0: float
+    t1: float
+    previous: float | None
+
+
 class Segmenter:
     """Turns the tracker's frames into shot events."""
 
     def __init__(self, table: TableSpec, config: SegmenterConfig | None = None) -> None:
         self.table = table
         self.config = config or SegmenterConfig()
-        self._frames: deque[TrackFrame] = deque(maxlen=2 * _CUSHION_K + 1)
+        self._frames: deque[TrackFrame] = deque(maxlen=2 * max(_CUSHION_K, _GAP_K) + 1)
+        self._pending: list[_Pending] = []
+        self._ready: list[ShotEvent] = []
+        self._contact_times: list[tuple[float, tuple[int, int]]] = []
+        self._touched: dict[int, float] = {}
         self._in_shot = False
         self._pair_last: dict[tuple[int, int], float] = {}
         self._cushion_last: dict[tuple[int, object], float] = {}
@@ -94,8 +114,8 @@ class Segmenter:
         if len(self._frames) >= 3:
             f0, f1, f2 = self._frames[-3], self._frames[-2], self._frames[-1]
             contacts = self._ball_contacts(f0, f1, f2)
-            events += contacts
             events += self._starts(f0, f1, f2, contacts)
+        events += self._confirmed()
         events += self._cushion_contacts()
         if len(self._frames) >= 3:
             events += self._rebounds(f1)
@@ -132,6 +152,8 @@ class Segmenter:
         v_in = (p1 - p0) / dt
         # The filter's velocity at f0 is the cleanest 'before' for balls that were moving.
         v_before = np.where(f0.moving[live][:, None], f0.velocities[live], 0.0)
+        # ... except just after a contact, which the filter has not caught up with yet.
+        just_hit = np.array([self._touched.get(int(r), -math.inf) > f0.time - dt for r in live])
         v_out = (p2 - p1) / dt_after
         # A contact inside (f0, f1] needs one of the two moving by f1.
         moving = f0.moving[live] | f1.moving[live]
@@ -146,6 +168,8 @@ class Segmenter:
         kicked = change >= np.maximum(self.config.min_turn_mm_s, self.config.noise_sigmas * noise)
         near &= kicked[:, None] | kicked[None, :]
         for a, b in zip(*np.nonzero(np.triu(near, 1)), strict=True):
+            key = (min(live[a], live[b]), max(live[a], live[b]))
+            before = self._pair_last.get(key)
             event = self._pair_contact(
                 live[a],
                 live[b],
@@ -156,12 +180,83 @@ class Segmenter:
                 (v_out[a], v_out[b]),
                 dt,
                 max(noise[a], noise[b]),
+                just_hit[a] or just_hit[b],
             )
             if event is not None:
                 events.append(event)
+                for r in (live[a], live[b]):
+                    if f0.moving[r]:
+                        # The filter's velocity of a moving ball lags behind a contact.
+                        self._touched[int(r)] = event.time
+                if f0.moving[live[a]] and f0.moving[live[b]]:
+                    self._pending.append(_Pending(event, key, f0.time, f1.time, before))
+                else:
+                    self._ready.append(event)
+                    self._contact_times.append((event.time, key))
         return events
 
-    def _pair_contact(self, ra, rb, f0, p0, p1, v_before, v_out, dt, noise):
+    def _confirmed(self) -> list[ShotEvent]:
+        """The contacts decided now: those between a resting and a moving ball at once, those
+        between two moving balls once `_GAP_K` frames after them show the gap opening."""
+        out, self._ready = self._ready, []
+        frames = list(self._frames)
+        times = [f.time for f in frames]
+        waiting = []
+        for p in self._pending:
+            i1 = times.index(p.t1) if p.t1 in times else -1
+            if i1 < 0:
+                continue  # the frames are gone (a gap in the input): not judged
+            if i1 + _GAP_K > len(frames):
+                waiting.append(p)
+            elif self._gap_opened(p, frames, i1):
+                out.append(p.event)
+                self._contact_times.append((p.event.time, p.pair))
+            elif p.previous is None:
+                self._pair_last.pop(p.pair, None)
+            else:
+                self._pair_last[p.pair] = p.previous
+        self._pending = waiting
+        horizon = times[0]
+        self._contact_times = [(t, k) for t, k in self._contact_times if t >= horizon]
+        return out
+
+    def _gap_opened(self, p: _Pending, frames: list[TrackFrame], i1: int) -> bool:
+        """Two moving balls touched when the gap between them, fitted over a few frames each
+        side of the contact, turns from closing to opening faster than the noise: a contact's
+        impulse pushes along the line of centres. Two balls rolling on side by side after the
+        break, touching, keep their gap, however noisy one frame's velocities are. The windows
+        stop at either ball's other contacts."""
+        ra, rb = p.pair
+        others = [t for t, k in self._contact_times if k != p.pair and (ra in k or rb in k)]
+        others += [t for t, k in self._contact_times if k == p.pair and t != p.event.time]
+        start = max((t for t in others if t <= p.t0), default=-math.inf)
+        stop = min((t for t in others if t > p.t1), default=math.inf)
+        before = [f for f in frames[max(0, i1 - _GAP_K) : i1] if f.time >= start]
+        after = [f for f in frames[i1 : i1 + _GAP_K] if f.time < stop]
+        if len(before) < 2 or len(after) < 2:
+            return True  # too crowded to fit: the one-frame test stands
+        rate_in, noise_in = self._gap_rate(ra, rb, before)
+        rate_out, noise_out = self._gap_rate(ra, rb, after)
+        noise = math.hypot(noise_in, noise_out)
+        threshold = max(self.config.min_turn_mm_s, self.config.noise_sigmas * noise)
+        return rate_out - rate_in >= threshold
+
+    @staticmethod
+    def _gap_rate(ra: int, rb: int, frames: list[TrackFrame]) -> tuple[float, float]:
+        """How fast the centre distance of two balls changes over ``frames``, and its sigma."""
+        t = np.array([f.time for f in frames])
+        gap = np.empty(len(frames))
+        sigmas = []
+        for k, f in enumerate(frames):
+            pa = f.measured[ra] if f.seen[ra] else f.positions[ra]
+            pb = f.measured[rb] if f.seen[rb] else f.positions[rb]
+            gap[k] = math.hypot(*(pa - pb))
+            for r in (ra, rb):
+                sig = f.measured_sigma[r] if f.seen[r] else f.sigma[r]
+                sigmas.append(float(np.nan_to_num(sig, nan=2.0)))
+        return _slope(t, gap, math.sqrt(2.0) * float(np.median(sigmas)))
+
+    def _pair_contact(self, ra, rb, f0, p0, p1, v_before, v_out, dt, noise, stale=False):
         d, tol = self._d, self.config.touch_tolerance_mm
         key = (min(ra, rb), max(ra, rb))
         if f0.time - self._pair_last.get(key, -math.inf) < 3 * dt:
@@ -194,6 +289,10 @@ class Segmenter:
         # ... and by carrying the outgoing motion back from f1 (when it parts in the interval).
         back = _touch_roots(rel_p1 - rel_vo * dt, rel_vo, d)
         tau_out = back[1] if back and -late <= back[1] <= dt + late else None
+        if stale and tau_out is None:
+            # One of them was hit in the last interval: its velocity before is stale, and only
+            # the motion after, carried back, can show that they touched here.
+            return None
         kick = max(
             self._kicked(v_before[0], v_out[0], noise), self._kicked(v_before[1], v_out[1], noise)
         )
