@@ -34,6 +34,7 @@ def assign(
     id_cost: np.ndarray,
     miss_cost: np.ndarray,
     free_position_cost: float,
+    elsewhere: np.ndarray | None = None,
 ) -> dict[int, int]:
     """Best ball -> detection matching.
 
@@ -47,6 +48,9 @@ def assign(
         id_cost: (16, n) identity cost, from `identity_cost`.
         miss_cost: (m,) cost of leaving each ball unmatched.
         free_position_cost: Position cost for balls whose position is unknown (nan prediction).
+        elsewhere: (m, n) cost of a second hypothesis that may be cheaper than the prediction
+            (inf where it does not apply), not gated: a ball seen only once may have been
+            that one sighting's misnamed neighbour and truly be anywhere.
 
     Returns:
         Mapping candidate index -> detection index.
@@ -68,6 +72,8 @@ def assign(
     cost = position + id_cost[candidates]
     outside = ~unknown_pos & (np.sqrt(np.where(unknown_pos, 0.0, d2)) > gate[:, None])
     cost[outside | ~np.isfinite(cost)] = _FORBIDDEN
+    if elsewhere is not None:
+        cost = np.minimum(cost, np.where(np.isfinite(elsewhere), elsewhere, _FORBIDDEN))
     misses = np.full((m, m), _FORBIDDEN)
     np.fill_diagonal(misses, miss_cost)
     rows, cols = linear_sum_assignment(np.hstack([cost, misses]))

@@ -21,6 +21,7 @@ from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.optimize import nnls
 
 from calibration.table import TableSpec
 from rules.balls import BallId
@@ -30,6 +31,11 @@ from tracking.model import BALLS, CUE_ROW, BallStatus, TrackFrame
 
 _CUSHION_K = 4
 """Frames each side of a cushion rebound used for its chord velocities."""
+
+_GAP_K = 4
+"""Frames each side of a contact between two moving balls used to fit how fast the gap between
+them closed and opened: one frame's velocity is too noisy to tell a contact from two balls
+rolling on together after the break, touching."""
 
 _REACH_MM = 120.0
 """How far from a nose a sampled centre may be at a rebound between frames (a 7 m/s ball at
@@ -67,13 +73,57 @@ class SegmenterConfig:
     disturb_clearance_mm: float = 25.0
 
 
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    """A contact between two moving balls, waiting for the frames after it."""
+
+    event: ShotEvent
+    pair: tuple[int, int]
+    t0: float
+    t1: float
+    previous: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Cluster:
+    """Balls at rest touching one another (a rack) that a moving ball hit, waiting for the
+    frames after the hit to share out its impulse.
+
+    Attributes:
+        members: Their rows.
+        rest: (m, 2) their centres at rest.
+        edges: The touching pairs, as indices into ``members``.
+        hits: (index into ``members``, unit normal) of each moving ball that may have hit one.
+        t1: The end of the interval the hit fell in.
+        time: When the moving balls touched it (filled in as those contacts are found).
+    """
+
+    members: tuple[int, ...]
+    rest: np.ndarray
+    edges: tuple[tuple[int, int], ...]
+    hits: tuple[tuple[int, np.ndarray], ...]
+    t1: float
+    time: list[float]
+
+
 class Segmenter:
     """Turns the tracker's frames into shot events."""
 
     def __init__(self, table: TableSpec, config: SegmenterConfig | None = None) -> None:
         self.table = table
         self.config = config or SegmenterConfig()
-        self._frames: deque[TrackFrame] = deque(maxlen=2 * _CUSHION_K + 1)
+        self._frames: deque[TrackFrame] = deque(maxlen=2 * max(_CUSHION_K, _GAP_K) + 1)
+        self._pending: list[_Pending] = []
+        self._ready: list[ShotEvent] = []
+        self._contact_times: list[tuple[float, tuple[int, int]]] = []
+        self._touched: dict[int, float] = {}
+        self._clusters: list[_Cluster] = []
+        self._scene: tuple[np.ndarray, np.ndarray, np.ndarray] = (
+            np.zeros(0, dtype=int),
+            np.zeros((0, 2)),
+            np.zeros((0, 2)),
+        )
+        self._held: dict[int, float] = {}
         self._in_shot = False
         self._pair_last: dict[tuple[int, int], float] = {}
         self._cushion_last: dict[tuple[int, object], float] = {}
@@ -98,8 +148,8 @@ class Segmenter:
         if len(self._frames) >= 3:
             f0, f1, f2 = self._frames[-3], self._frames[-2], self._frames[-1]
             contacts = self._ball_contacts(f0, f1, f2)
-            events += contacts
             events += self._starts(f0, f1, f2, contacts)
+        events += self._confirmed()
         events += self._cushion_contacts()
         if len(self._frames) >= 3:
             events += self._rebounds(f1)
@@ -136,6 +186,8 @@ class Segmenter:
         v_in = (p1 - p0) / dt
         # The filter's velocity at f0 is the cleanest 'before' for balls that were moving.
         v_before = np.where(f0.moving[live][:, None], f0.velocities[live], 0.0)
+        # ... except just after a contact, which the filter has not caught up with yet.
+        just_hit = np.array([self._touched.get(int(r), -math.inf) > f0.time - dt for r in live])
         v_out = (p2 - p1) / dt_after
         # A contact inside (f0, f1] needs one of the two moving by f1.
         moving = f0.moving[live] | f1.moving[live]
@@ -149,7 +201,14 @@ class Segmenter:
         change = np.hypot(*(v_out - v_before).T)
         kicked = change >= np.maximum(self.config.min_turn_mm_s, self.config.noise_sigmas * noise)
         near &= kicked[:, None] | kicked[None, :]
+        self._scene = (live, p0, v_before)
+        cluster = self._cluster_hit(live, f0, f1, p0, v_before, gaps, kicked, reach)
+        held = np.array([self._held.get(int(r), -math.inf) >= f0.time for r in live])
         for a, b in zip(*np.nonzero(np.triu(near, 1)), strict=True):
+            if held[a] and held[b]:
+                continue  # inside a rack being solved as a whole (`_solve_cluster`)
+            key = (min(live[a], live[b]), max(live[a], live[b]))
+            before = self._pair_last.get(key)
             event = self._pair_contact(
                 live[a],
                 live[b],
@@ -160,16 +219,34 @@ class Segmenter:
                 (v_out[a], v_out[b]),
                 dt,
                 (noise[a], noise[b]),
+                just_hit[a] or just_hit[b],
             )
             if event is not None:
                 events.append(event)
-                for k, other in ((a, b), (b, a)):
-                    pressed = self._pressed_into_cushion(
-                        live[k], p0[k], p0[other], v_before[k], v_out[k], noise[k], event.time, dt
-                    )
-                    if pressed is not None:
-                        events.append(pressed)
+                for r in (live[a], live[b]):
+                    if f0.moving[r]:
+                        # The filter's velocity of a moving ball lags behind a contact.
+                        self._touched[int(r)] = event.time
+                if f0.moving[live[a]] and f0.moving[live[b]]:
+                    self._pending.append(_Pending(event, key, f0.time, f1.time, before))
+                else:
+                    self._ready.append(event)
+                    self._contact_times.append((event.time, key))
+                    self._ready += self._pressed(live, a, b, p0, v_before, v_out, noise, event, dt)
+                if cluster is not None and (held[a] != held[b]):
+                    cluster.time.append(event.time)
         return events
+
+    def _pressed(self, live, a, b, p0, v_before, v_out, noise, event, dt) -> list[ShotEvent]:
+        """The cushion contacts of the two balls of a contact that were struck into a cushion."""
+        out = []
+        for k, other in ((a, b), (b, a)):
+            pressed = self._pressed_into_cushion(
+                live[k], p0[k], p0[other], v_before[k], v_out[k], noise[k], event.time, dt
+            )
+            if pressed is not None:
+                out.append(pressed)
+        return out
 
     def _pressed_into_cushion(self, r, p, other, v_before, v_out, noise, t, dt):
         """A ball struck while against a cushion, driven into it, rebounds at once: its
@@ -210,7 +287,180 @@ class Segmenter:
             )
         return None
 
-    def _pair_contact(self, ra, rb, f0, p0, p1, v_before, v_out, dt, noise):
+    def _cluster_hit(self, live, f0, f1, p0, v_before, gaps, kicked, reach) -> _Cluster | None:
+        """A rack (three or more balls at rest, touching) of which a ball was kicked in this
+        interval: its contacts are decided together once the frames after show how each
+        ball left (`_solve_cluster`), not pair by pair."""
+        d, tol = self._d, self.config.touch_tolerance_mm
+        rest = ~f0.moving[live]
+        touching = (gaps <= d + tol) & rest[:, None] & rest[None, :]
+        np.fill_diagonal(touching, False)
+        free = np.array([self._held.get(int(r), -math.inf) < f0.time for r in live])
+        for start in np.flatnonzero(kicked & rest & free & touching.any(axis=1)):
+            group, todo = {int(start)}, [int(start)]
+            while todo:
+                for k in np.flatnonzero(touching[todo.pop()]):
+                    if int(k) not in group:
+                        group.add(int(k))
+                        todo.append(int(k))
+            if len(group) < 3:
+                continue
+            members = sorted(group)
+            index = {k: i for i, k in enumerate(members)}
+            edges = tuple(
+                (index[i], index[j]) for i in members for j in members if i < j and touching[i, j]
+            )
+            hits = []
+            dt = f1.time - f0.time
+            for m in np.flatnonzero(f0.moving[live]):
+                # The first rack ball on its path, carried on from f0 (not its net step: it
+                # may have come back off the rack within the interval).
+                first = None
+                for h in members:
+                    roots = _touch_roots(p0[m] - p0[h], v_before[m], d)
+                    on_path = roots and -0.15 * dt <= roots[0] <= 1.15 * dt
+                    if on_path and (first is None or roots[0] < first[0]):
+                        first = (roots[0], h)
+                if first is not None:
+                    tau, h = max(first[0], 0.0), first[1]
+                    n = p0[h] - (p0[m] + v_before[m] * tau)
+                    hits.append((index[h], n / max(float(np.hypot(*n)), 1e-9)))
+            if not hits:
+                continue
+            rows = tuple(int(live[k]) for k in members)
+            cluster = _Cluster(rows, p0[members].copy(), edges, tuple(hits), f1.time, [])
+            for r in rows:
+                self._held[r] = f1.time + 3 * (f1.time - f0.time)
+            self._clusters.append(cluster)
+            return cluster
+        return None
+
+    def _solve_cluster(self, c: _Cluster, after: list[TrackFrame]) -> list[ShotEvent]:
+        """Which touching pairs of a hit rack pushed on each other: momentum passes through
+        frozen balls, so each ball leaves with the sum of the impulses of its contacts, along
+        their lines of centres. The impulses (non-negative: balls only push) are solved by
+        least squares from how each ball left, fitted over the frames after the hit; a pair
+        whose impulse is lost in the noise did not (visibly) touch. A rack has more contacts
+        than its balls have degrees of freedom (30 against 27 for fifteen balls), but pushes
+        cannot pull: from exact velocities this finds exactly the pairs the virtual table's
+        breaks pushed through."""
+        t = np.array([f.time for f in after])
+        m = len(c.members)
+        v_after = np.zeros((m, 2))
+        sig = []
+        for i, r in enumerate(c.members):
+            pts = np.array([f.measured[r] if f.seen[r] else f.positions[r] for f in after])
+            sigma = float(np.nanmedian([f.measured_sigma[r] for f in after if f.seen[r]] or [2.0]))
+            for axis in (0, 1):
+                v_after[i, axis], s_v = _slope(t, pts[:, axis], sigma)
+            sig.append(s_v)
+        columns = []
+        for i, j in c.edges:
+            n = c.rest[j] - c.rest[i]
+            n = n / max(float(np.hypot(*n)), 1e-9)
+            col = np.zeros(2 * m)
+            col[2 * j : 2 * j + 2] += n
+            col[2 * i : 2 * i + 2] -= n
+            columns.append(col)
+        for h, n in c.hits:
+            col = np.zeros(2 * m)
+            col[2 * h : 2 * h + 2] += n
+            columns.append(col)
+        impulse, _ = nnls(np.array(columns).T, np.nan_to_num(v_after).reshape(-1))
+        noise = float(np.median(sig)) if sig else math.inf
+        threshold = max(self.config.min_turn_mm_s, self.config.noise_sigmas * noise)
+        time = min(c.time) if c.time else c.t1 - 0.5 * (t[1] - t[0])
+        events = []
+        for (i, j), lam in zip(c.edges, impulse[: len(c.edges)], strict=True):
+            if lam < threshold:
+                continue
+            a, b = BALLS[c.members[i]], BALLS[c.members[j]]
+            key = (min(c.members[i], c.members[j]), max(c.members[i], c.members[j]))
+            self._pair_last[key] = time
+            self._contact_times.append((time, key))
+            events.append(
+                ShotEvent(
+                    EventKind.BALL_BALL,
+                    time,
+                    (a, b),
+                    confidence=float(min(0.95, 0.6 + 0.1 * lam / threshold)),
+                    time_uncertainty=0.5 * (t[1] - t[0]),
+                )
+            )
+        return events
+
+    def _confirmed(self) -> list[ShotEvent]:
+        """The contacts decided now: those between a resting and a moving ball at once, those
+        between two moving balls once `_GAP_K` frames after them show the gap opening."""
+        out, self._ready = self._ready, []
+        frames = list(self._frames)
+        times = [f.time for f in frames]
+        waiting = []
+        for p in self._pending:
+            i1 = times.index(p.t1) if p.t1 in times else -1
+            if i1 < 0:
+                continue  # the frames are gone (a gap in the input): not judged
+            if i1 + _GAP_K > len(frames):
+                waiting.append(p)
+            elif self._gap_opened(p, frames, i1):
+                out.append(p.event)
+                self._contact_times.append((p.event.time, p.pair))
+            elif p.previous is None:
+                self._pair_last.pop(p.pair, None)
+            else:
+                self._pair_last[p.pair] = p.previous
+        self._pending = waiting
+        unsolved = []
+        for c in self._clusters:
+            i1 = times.index(c.t1) if c.t1 in times else -1
+            if i1 < 0:
+                continue
+            if i1 + _GAP_K > len(frames):
+                unsolved.append(c)
+            else:
+                out += self._solve_cluster(c, frames[i1 : i1 + _GAP_K])
+        self._clusters = unsolved
+        horizon = times[0]
+        self._contact_times = [(t, k) for t, k in self._contact_times if t >= horizon]
+        return out
+
+    def _gap_opened(self, p: _Pending, frames: list[TrackFrame], i1: int) -> bool:
+        """Two moving balls touched when the gap between them, fitted over a few frames each
+        side of the contact, turns from closing to opening faster than the noise: a contact's
+        impulse pushes along the line of centres. Two balls rolling on side by side after the
+        break, touching, keep their gap, however noisy one frame's velocities are. The windows
+        stop at either ball's other contacts."""
+        ra, rb = p.pair
+        others = [t for t, k in self._contact_times if k != p.pair and (ra in k or rb in k)]
+        others += [t for t, k in self._contact_times if k == p.pair and t != p.event.time]
+        start = max((t for t in others if t <= p.t0), default=-math.inf)
+        stop = min((t for t in others if t > p.t1), default=math.inf)
+        before = [f for f in frames[max(0, i1 - _GAP_K) : i1] if f.time >= start]
+        after = [f for f in frames[i1 : i1 + _GAP_K] if f.time < stop]
+        if len(before) < 2 or len(after) < 2:
+            return True  # too crowded to fit: the one-frame test stands
+        rate_in, noise_in = self._gap_rate(ra, rb, before)
+        rate_out, noise_out = self._gap_rate(ra, rb, after)
+        noise = math.hypot(noise_in, noise_out)
+        threshold = max(self.config.min_turn_mm_s, self.config.noise_sigmas * noise)
+        return rate_out - rate_in >= threshold
+
+    @staticmethod
+    def _gap_rate(ra: int, rb: int, frames: list[TrackFrame]) -> tuple[float, float]:
+        """How fast the centre distance of two balls changes over ``frames``, and its sigma."""
+        t = np.array([f.time for f in frames])
+        gap = np.empty(len(frames))
+        sigmas = []
+        for k, f in enumerate(frames):
+            pa = f.measured[ra] if f.seen[ra] else f.positions[ra]
+            pb = f.measured[rb] if f.seen[rb] else f.positions[rb]
+            gap[k] = math.hypot(*(pa - pb))
+            for r in (ra, rb):
+                sig = f.measured_sigma[r] if f.seen[r] else f.sigma[r]
+                sigmas.append(float(np.nan_to_num(sig, nan=2.0)))
+        return _slope(t, gap, math.sqrt(2.0) * float(np.median(sigmas)))
+
+    def _pair_contact(self, ra, rb, f0, p0, p1, v_before, v_out, dt, noise, stale=False):
         d, tol = self._d, self.config.touch_tolerance_mm
         key = (min(ra, rb), max(ra, rb))
         if f0.time - self._pair_last.get(key, -math.inf) < 3 * dt:
@@ -243,6 +493,14 @@ class Segmenter:
         # ... and by carrying the outgoing motion back from f1 (when it parts in the interval).
         back = _touch_roots(rel_p1 - rel_vo * dt, rel_vo, d)
         tau_out = back[1] if back and -late <= back[1] <= dt + late else None
+        if tau_in is not None and self._blocked(ra, rb, tau_in):
+            # Carried on, one of them would have had to pass through a third ball to touch
+            # the other: the third ball stopped it first.
+            return None
+        if stale and tau_out is None:
+            # One of them was hit in the last interval: its velocity before is stale, and only
+            # the motion after, carried back, can show that they touched here.
+            return None
         # Each ball's kick against its own velocity noise: a ball missed in the frame after the
         # contact (its position only predicted) must not hide the other's clean turn.
         kick = max(self._kicked(v_before[k], v_out[k], noise[k]) for k in (0, 1))
@@ -272,6 +530,22 @@ class Segmenter:
             confidence=confidence,
             time_uncertainty=uncertainty,
         )
+
+    def _blocked(self, ra: int, rb: int, tau: float) -> bool:
+        """Whether, carried on from f0 for ``tau`` s, ``ra`` or ``rb`` overlaps another ball
+        (by more than the touch tolerance): its path to the other went through that ball."""
+        live, p0, v = self._scene
+        carried = p0 + v * tau
+        for r in (ra, rb):
+            i = int(np.searchsorted(live, r))
+            if not v[i].any():
+                continue
+            dist = np.hypot(*(carried - carried[i]).T)
+            dist[i] = np.inf
+            dist[live == (rb if r == ra else ra)] = np.inf
+            if np.any(dist < self._d - self.config.touch_tolerance_mm):
+                return True
+        return False
 
     def _along_centres(self, p0, v_before, v_out, tau, noise) -> bool:
         """A contact pushes along the line of centres (friction throws only a few degrees): at
@@ -311,8 +585,8 @@ class Segmenter:
         explained = (explained & {BallId.CUE}) | explained_others
         for r in started:
             ball = BALLS[r]
-            if ball in explained:
-                continue
+            if ball in explained or self._held.get(r, -math.inf) >= f0.time:
+                continue  # set moving by a contact, or a ball of a rack that was hit
             t, unc = self._start_time(r, f0, f1, f2)
             if r == CUE_ROW:
                 # A ball frozen to the cue ball is touched just after the strike, never before.

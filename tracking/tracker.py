@@ -33,6 +33,10 @@ _MISS_COST = 14.0
 _FREE_POSITION_COST = 6.0
 _RESPAWN_ID = 0.6
 _NEW_ID = 0.3
+_CONFIRM_SIGHTINGS = 3
+"""A new track is tentative until seen this many times: its first sighting may have been a
+neighbour that vision misnamed (a 2-3 % event per detection), so until then, while no ball rolls,
+it may move to a detection elsewhere that vision names as it."""
 _LOST_MOVING_S = 2.0
 """A moving ball unseen this long (s) is taken to have stopped: a ball rolling at 2 m/s on the
 cloth stops within about two seconds, and an arm rarely hides one longer."""
@@ -55,6 +59,7 @@ class _Track:
     gone_at: float = -math.inf
     radius_px: float = math.nan
     entered: PocketId | None = None
+    sightings: int = 0
     history: deque = field(default_factory=lambda: deque(maxlen=64))
 
 
@@ -135,7 +140,7 @@ class Tracker:
         if len(detections) == 0:
             return {}
         t = detections.time
-        rows, predicted, variance, gate, miss = [], [], [], [], []
+        rows, predicted, variance, gate, miss, tentative = [], [], [], [], [], []
         # Balls come onto the table by hand, between shots: while a ball rolls, a detection no
         # track takes is a misnamed moving ball or a ghost, never a new or re-spotted ball.
         rolling = any(not _resting(t) for t in self._tracks if t.status.on_table)
@@ -149,6 +154,7 @@ class Tracker:
                 variance.append(sigma**2)
                 gate.append(g)
                 miss.append(_MISS_COST + math.log(sigma**2 + track.last_sigma**2) * 0.5)
+                tentative.append(not rolling and track.sightings < _CONFIRM_SIGHTINGS)
             elif not rolling and (
                 track.status is BallStatus.UNSEEN or t - track.gone_at >= self.config.respawn_after
             ):
@@ -157,6 +163,7 @@ class Tracker:
                 variance.append(1.0)
                 gate.append(math.inf)
                 miss.append(_MISS_COST)
+                tentative.append(False)
         if not rows:
             return {}
         id_cost = identity_cost(detections.identity, detections.unknown)
@@ -167,11 +174,22 @@ class Tracker:
         in_pocket = np.array(
             [self._geo.pocket_at(x, y) is not None for x, y in detections.positions], dtype=bool
         )
+        elsewhere = None
+        if any(tentative):
+            elsewhere = np.full((len(rows), len(detections)), np.inf)
+            for i in np.flatnonzero(tentative):
+                row = rows[i]
+                strong = (p_id[:, row] >= _NEW_ID) & ~in_pocket
+                elsewhere[i, strong] = _FREE_POSITION_COST + id_cost[row, strong]
         for row in rows:
             status = self._tracks[row].status
             if not status.on_table:
                 need = _NEW_ID if status is BallStatus.UNSEEN else _RESPAWN_ID
                 weak = (p_id[:, row] < need) | in_pocket
+                if np.count_nonzero(~weak) > 1:
+                    # Two detections named as one new ball: each ball exists once, so one is
+                    # misnamed; wait for a frame that says which.
+                    weak[:] = True
                 id_cost[row, weak] = np.inf
         found = assign(
             np.array(predicted, dtype=float),
@@ -183,8 +201,15 @@ class Tracker:
             id_cost,
             np.array(miss),
             _FREE_POSITION_COST,
+            elsewhere,
         )
         matched = {rows[i]: col for i, col in found.items()}
+        for i, col in found.items():
+            track = self._tracks[rows[i]]
+            if tentative[i] and math.dist(track.kf.position, detections.positions[col]) > gate[i]:
+                # Its first sightings were another ball's: start it again where it is.
+                log.debug("%s: tentative track moved to a detection named as it", BALLS[rows[i]])
+                track.status = BallStatus.UNSEEN
         return self._keep_order(matched, detections.positions)
 
     def _keep_order(self, matched: dict[int, int], z: np.ndarray) -> dict[int, int]:
@@ -223,6 +248,7 @@ class Tracker:
             track.rest_pos = z.copy()
             track.rest_since = t
             track.history.clear()
+            track.sightings = 0
         elif _resting(track):
             self._update_resting(track, z, sigma, t, dt)
         else:
@@ -232,6 +258,7 @@ class Tracker:
             track.entered = inside
         elif self._geo.on_surface(z[0], z[1]):
             track.entered = None
+        track.sightings += 1
         track.last_seen = t
         track.last_z = z.copy()
         track.last_sigma = sigma

@@ -261,3 +261,49 @@ def test_a_signal_waits_for_the_ball_seen_rolling_into_its_pocket_rule_3_11() ->
         frame = tracker.update(det, signals)
     assert frame.status_of(BallId.THREE) is BallStatus.POCKETED
     assert frame.status_of(BallId.SEVEN) is BallStatus.HIDDEN
+
+
+def _named(rows: list[tuple[BallId, float]]) -> np.ndarray:
+    """Identity rows: each detection names one ball with the given probability."""
+    out = np.zeros((len(rows), 16))
+    for i, (ball, p) in enumerate(rows):
+        out[i, list(BallId).index(ball)] = p
+    return out
+
+
+def _break_start(first_frame: list, first_ids: list[tuple[BallId, float]], frames: int = 12):
+    """The cue ball at (-800, 0) struck at frame 3 toward +x; the 3 at rest at (600, 0); the
+    first frame as given, the later ones named right. Returns the tracker's frames."""
+    tracker = Tracker(TABLE)
+    out = [tracker.update(Detections.of(0, 0.0, first_frame, identity=_named(first_ids)))]
+    for k in range(1, frames):
+        cue = (-800.0 + max(0, k - 3) * 80.0, 0.0)
+        ids = _named([(BallId.CUE, 0.95), (BallId.THREE, 0.95)])
+        out.append(tracker.update(Detections.of(k, k / 60, [cue, (600.0, 0.0)], identity=ids)))
+    return out
+
+
+def test_a_new_ball_named_by_two_detections_waits_for_the_frame_that_says_which() -> None:
+    # In the first frame vision names the cue ball "3" (more surely than the 3 itself): each
+    # ball exists once, so the 3 is not taken from either until a frame tells them apart.
+    frames = _break_start(
+        [(-800.0, 0.0), (600.0, 0.0)], [(BallId.THREE, 0.96), (BallId.THREE, 0.71)]
+    )
+    assert frames[0].status_of(BallId.THREE) is BallStatus.UNSEEN
+    for frame in frames[1:]:
+        assert np.hypot(*(np.array(frame.position_of(BallId.THREE)) - (600.0, 0.0))) < 2.0
+        assert frame.status_of(BallId.THREE) is BallStatus.AT_REST
+    assert frames[-1].status_of(BallId.CUE) is BallStatus.MOVING
+
+
+def test_a_ball_first_seen_as_a_misnamed_neighbour_moves_to_its_own_detection() -> None:
+    # The 3 is missed in the first frame and the cue ball is named "3": the 3's first track
+    # sits on the cue ball. One sighting is only tentative: when vision names the 3 elsewhere
+    # the next frame, the track moves there (it did not roll 1.4 m in a frame) and stays.
+    frames = _break_start([(-800.0, 0.0)], [(BallId.THREE, 0.96)])
+    assert frames[0].status_of(BallId.THREE) is BallStatus.AT_REST
+    for frame in frames[1:]:
+        assert np.hypot(*(np.array(frame.position_of(BallId.THREE)) - (600.0, 0.0))) < 2.0
+        assert frame.status_of(BallId.THREE) is BallStatus.AT_REST
+        assert not frame.moving[frame.row(BallId.THREE)]
+    assert frames[-1].status_of(BallId.CUE) is BallStatus.MOVING

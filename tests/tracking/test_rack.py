@@ -1,0 +1,77 @@
+"""The break: the cue ball on the apex of a frozen rack, and which rack balls pushed on which."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from hardware.sim.contact import simultaneous
+from rules.balls import BallId
+from rules.events import EventKind
+from tests.tracking.helpers import run
+from tests.tracking.test_contacts_moving import FRAME, _detections
+
+D = 57.15
+RACK = [BallId.ONE, BallId.TWO, BallId.THREE, BallId.FOUR, BallId.FIVE, BallId.SIX]
+"""A six-ball triangle: the apex, then rows of two and three."""
+
+
+def _rack(seed: int) -> list[tuple[float, float]]:
+    rng = np.random.default_rng(seed)
+    spots = [(0, 0), (1, -0.5), (1, 0.5), (2, -1), (2, 0), (2, 1)]
+    step = (D + 0.1) * np.array([np.sqrt(3) / 2, 1.0])
+    return [
+        (600.0 + r * step[0] + rng.uniform(-0.02, 0.02), c * step[1] + rng.uniform(-0.02, 0.02))
+        for r, c in spots
+    ]
+
+
+def _break(seed: int, speed: float = 8000.0, aim: float = 0.0):
+    """The cue ball at ``speed`` from (-700, aim) into the rack, struck at 0.3 s; the rack
+    scatters as the virtual table's own cluster contact says. Returns the paths, the hit
+    time, and the touching pairs that carried an impulse."""
+    rack = _rack(seed)
+    apex = np.array(rack[0])
+    gap = apex[0] - np.sqrt(D**2 - (apex[1] - aim) ** 2) - (-700.0)
+    t_hit = 0.3 + gap / speed
+    hit_at = (-700.0 + gap, aim)
+    positions = [hit_at, *rack]
+    balls = [BallId.CUE, *RACK]
+    contacts = [
+        (i, j)
+        for i, j in itertools.combinations(range(len(positions)), 2)
+        if np.hypot(*np.subtract(positions[i], positions[j])) < D + 0.5
+    ]
+    velocities = [(speed, 0.0)] + [(0.0, 0.0)] * len(rack)
+    after, impulses = simultaneous(positions, velocities, contacts, 0.95)
+    pushed = {
+        frozenset((balls[i], balls[j]))
+        for (i, j), lam in zip(contacts, impulses, strict=True)
+        if lam > 1e-9
+    }
+
+    def path(k: int):
+        def at(t: float) -> tuple[float, float]:
+            if k == 0 and t < t_hit:
+                return (-700.0 + speed * max(0.0, t - 0.3), aim)
+            s = max(0.0, t - t_hit)
+            return (positions[k][0] + after[k][0] * s, positions[k][1] + after[k][1] * s)
+
+        return at
+
+    return {b: path(k) for k, b in enumerate(balls)}, t_hit, pushed
+
+
+@pytest.mark.parametrize(("seed", "aim"), [(0, 0.0), (1, 6.0), (2, -10.0)])
+def test_the_rack_balls_that_pushed_on_each_other_on_the_break(seed: int, aim: float) -> None:
+    # Momentum passes through the frozen balls: each leaves with the sum of its contacts'
+    # impulses, so the pairs that pushed are solved from how all of them left, not judged
+    # pair by pair (a ball pushed by two neighbours moves along neither line of centres).
+    paths, t_hit, pushed = _break(seed, aim=aim)
+    result = run(_detections(paths, 0.6, seed))
+    at_hit = [e for e in result.of_kind(EventKind.BALL_BALL) if abs(e.time - t_hit) <= 2 * FRAME]
+    found = {frozenset(e.balls) for e in at_hit}
+    assert found == pushed
+    assert result.shots[0].first_contact.ball is BallId.ONE
