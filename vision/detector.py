@@ -255,7 +255,7 @@ class BallDetector:
         resting beside one that rolled past)."""
         out = []
         for b in self._balls:
-            c = self.view.to_working(b.centre_px)
+            c = _working(b.centre_px)
             if any(inside(c, r) for r in rects):
                 reach = 1.3 * b.radius_px / SCALE
                 x0, y0 = max(int(c[0] - reach), 0), max(int(c[1] - reach), 0)

@@ -79,8 +79,11 @@ def disc_arrays(
     lab = lab.reshape(-1, 3).astype(np.float32)
     in_disc = disc[ball, iy, ix]
     in_ring = ring[ball, iy, ix]
-    discs = _ball_pixels(lab[in_disc], ball[in_disc], n)
-    rings = _ball_pixels(lab[in_ring], ball[in_ring], n)
+    # Discs and rings (which overlap) summed in one pass: ball i's ring is group n + i.
+    pick = np.concatenate((np.flatnonzero(in_disc), np.flatnonzero(in_ring)))
+    group = np.concatenate((ball[in_disc], ball[in_ring] + n))
+    both = _ball_pixels(lab[pick], group, 2 * n)
+    discs, rings = both.part(slice(0, n)), both.part(slice(n, 2 * n))
     band = band_evidence(lab[in_ring], cloth_lab)
     count = np.bincount(ball[in_ring], minlength=n)
     hits = np.bincount(ball[in_ring], weights=band, minlength=n)

@@ -91,6 +91,16 @@ class PixelArrays:
     def __len__(self) -> int:
         return len(self.white_fraction)
 
+    def part(self, rows: slice) -> PixelArrays:
+        """The statistics of some of the balls."""
+        return PixelArrays(
+            self.white_fraction[rows],
+            self.dark_fraction[rows],
+            self.colour_lab[rows],
+            self.colour_fraction[rows],
+            self.white_lab[rows],
+        )
+
     def row(self, i: int) -> BallPixels:
         """One ball's statistics as `BallPixels`."""
         return BallPixels(
@@ -171,8 +181,9 @@ def likelihoods_of(
         colour = np.where(take_ring[:, None], ring.colour_lab, colour)
     p_solid = _gauss(w, 0.06, 0.09) + 0.02
     p_stripe = _gauss(w, 0.55, 0.2) + 0.02
-    banded = known_band & (np.nan_to_num(band) > _BAND_MIN)
-    p_cue = np.where(known_band, p_cue * _gauss(np.nan_to_num(band), 0.0, _BAND_SD), p_cue)
+    band = np.where(known_band, band, 0.0)
+    banded = known_band & (band > _BAND_MIN)
+    p_cue = np.where(known_band, p_cue * _gauss(band, 0.0, _BAND_SD), p_cue)
     # A stripe turned cap-up: all white but its band at the rim.
     p_stripe = np.where(banded, np.maximum(p_stripe, 0.3), p_stripe)
     # No colour at all: a cue ball (or a stripe face-on).
