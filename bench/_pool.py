@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -79,7 +80,12 @@ def parallel_map(
     if workers == 1:
         return [_timed(fn, item) for item in items]
     results: list[Done[R] | None] = [None] * len(items)
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_worker_init)
+    pool = ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=_context(),
+        initializer=_worker_init,
+        initargs=(_bench_environment(),),
+    )
     try:
         futures = {k: pool.submit(_timed, fn, items[k]) for k in order}
         for k, future in futures.items():
@@ -131,7 +137,16 @@ def _timed(fn: Callable[[T], R], item: T) -> Done[R]:
     return Done(value, time.process_time() - started)
 
 
-def _worker_init() -> None:
+def _bench_environment() -> dict[str, str]:
+    """This run's ``RAILBIRD_*`` variables (options, cache folders) as they are now."""
+    return {k: v for k, v in os.environ.items() if k.startswith("RAILBIRD_")}
+
+
+def _worker_init(environment: dict[str, str]) -> None:
+    # A fork server keeps the environment it started with: give each worker this run's.
+    for key in [k for k in os.environ if k.startswith("RAILBIRD_")]:
+        del os.environ[key]
+    os.environ.update(environment)
     # Each worker has one core: OpenCV's own threads would only fight the other workers.
     import cv2
 

@@ -22,3 +22,8 @@ def fail_on_three(x: int) -> int:
     if x == 3:
         raise ValueError(f"item {x} is bad")
     return x
+
+
+def environment_value(key: str) -> str | None:
+    """The variable ``key`` as this process sees it."""
+    return os.environ.get(key)

@@ -7,7 +7,7 @@ import pytest
 
 from bench._options import ALL_ENV, JOBS_ENV, jobs, whole_corpus
 from bench._pool import Task, parallel_map, run_tasks
-from tests.bench.tasks import append_line, fail_on_three, square_with_pid
+from tests.bench.tasks import append_line, environment_value, fail_on_three, square_with_pid
 
 
 def test_parallel_map_keeps_the_items_order_and_uses_other_processes() -> None:
@@ -60,3 +60,12 @@ def test_the_whole_corpus_is_asked_for_by_the_environment(monkeypatch) -> None:
     assert not whole_corpus()
     monkeypatch.setenv(ALL_ENV, "1")
     assert whole_corpus()
+
+
+def test_workers_see_the_run_options_set_after_the_first_pool(monkeypatch) -> None:
+    monkeypatch.setenv(ALL_ENV, "0")
+    parallel_map(square_with_pid, [1, 2], workers=2)  # the fork server starts now
+    monkeypatch.setenv(ALL_ENV, "1")
+    monkeypatch.setenv("RAILBIRD_BENCH_CACHE", "/somewhere/else")
+    done = parallel_map(environment_value, [ALL_ENV, "RAILBIRD_BENCH_CACHE"], workers=2)
+    assert [d.value for d in done] == ["1", "/somewhere/else"]
