@@ -37,7 +37,7 @@ from types import ModuleType
 from typing import Any
 
 from bench._options import ALL_ENV, JOBS_ENV, jobs, whole_corpus
-from bench._pool import Task, run_tasks
+from bench._pool import Task, run_tasks, worker_cpu_seconds
 
 log = logging.getLogger(__name__)
 
@@ -318,11 +318,12 @@ def _positive(text: str) -> int:
 
 
 def _cpu_with_children() -> float:
-    """CPU seconds of this process and of its children that have ended (pool workers are
-    joined when a pool closes, a subprocess when it is waited for)."""
+    """CPU seconds of this process, of its children that have ended (a subprocess once waited
+    for), and of the pools' workers on their items (`bench._pool.worker_cpu_seconds`)."""
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    workers = worker_cpu_seconds()
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime + workers
 
 
 def _load(directory: Path, name: str, path: Path) -> ModuleType:

@@ -94,7 +94,18 @@ def parallel_map(
         pool.shutdown(wait=True, cancel_futures=True)  # one failure: do not wait for the rest
         raise
     pool.shutdown(wait=True)
-    return [r for r in results if r is not None]
+    done = [r for r in results if r is not None]
+    _worker_cpu[0] += sum(d.cpu_s for d in done)
+    return done
+
+
+_worker_cpu = [0.0]
+
+
+def worker_cpu_seconds() -> float:
+    """CPU seconds the pools' workers have spent on items so far in this process (workers
+    are the fork server's children, so this process's own accounts never see them)."""
+    return _worker_cpu[0]
 
 
 @dataclass(frozen=True, slots=True)

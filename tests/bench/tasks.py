@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 
@@ -27,3 +28,10 @@ def fail_on_three(x: int) -> int:
 def environment_value(key: str) -> str | None:
     """The variable ``key`` as this process sees it."""
     return os.environ.get(key)
+
+
+def spin(cpu_s: float) -> None:
+    """Keep the CPU busy for ``cpu_s`` seconds of this process's CPU time."""
+    end = time.process_time() + cpu_s
+    while time.process_time() < end:
+        pass

@@ -6,8 +6,14 @@ import os
 import pytest
 
 from bench._options import ALL_ENV, JOBS_ENV, jobs, whole_corpus
-from bench._pool import Task, parallel_map, run_tasks
-from tests.bench.tasks import append_line, environment_value, fail_on_three, square_with_pid
+from bench._pool import Task, parallel_map, run_tasks, worker_cpu_seconds
+from tests.bench.tasks import (
+    append_line,
+    environment_value,
+    fail_on_three,
+    spin,
+    square_with_pid,
+)
 
 
 def test_parallel_map_keeps_the_items_order_and_uses_other_processes() -> None:
@@ -15,6 +21,13 @@ def test_parallel_map_keeps_the_items_order_and_uses_other_processes() -> None:
     assert [d.value[0] for d in done] == [x * x for x in range(8)]
     assert {d.value[1] for d in done} - {os.getpid()}  # ran in the workers
     assert all(d.cpu_s >= 0 for d in done)
+
+
+def test_the_workers_cpu_time_is_counted() -> None:
+    before = worker_cpu_seconds()
+    done = parallel_map(spin, [0.05, 0.05], workers=2)
+    assert all(d.cpu_s >= 0.04 for d in done)
+    assert worker_cpu_seconds() - before == pytest.approx(sum(d.cpu_s for d in done))
 
 
 def test_one_worker_runs_the_items_here_in_order() -> None:
