@@ -4,4 +4,5 @@ import sys
 
 from bench._harness import main
 
-sys.exit(main())
+if __name__ == "__main__":  # pool workers import this module again; they must not run it
+    sys.exit(main())

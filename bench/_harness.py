@@ -3,11 +3,20 @@
 A benchmark is a module ``bench/<name>.py`` (no leading underscore) with a function
 ``run(quick: bool) -> dict``; see ``bench/README.md`` for the contract. Modules whose names start
 with an underscore are helpers and are never run.
+
+A run has three phases, so that a speed is never measured beside other load:
+
+1. **prepare**: every benchmark's ``prepare(quick)`` tasks (renders of the inputs it reads from
+   its cache) over a pool of worker processes, one per core (`bench._pool`);
+2. **timing**: the benchmarks that set ``TIMING = True`` (they measure speed or latency), one
+   after another in this process, with nothing else running;
+3. **accuracy**: the others, one after another; each may spread its own corpus over the pool.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import importlib
 import importlib.util
@@ -16,14 +25,19 @@ import logging
 import math
 import os
 import platform
+import resource
 import subprocess
 import sys
 import time
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+from bench._options import ALL_ENV, JOBS_ENV, jobs, whole_corpus
+from bench._pool import Task, run_tasks, worker_cpu_seconds
 
 log = logging.getLogger(__name__)
 
@@ -31,41 +45,98 @@ BENCH_DIR = Path(__file__).resolve().parent
 RESULTS = BENCH_DIR / "results" / "latest.json"
 
 Benchmark = Callable[[bool], Mapping[str, Any]]
+Prepare = Callable[[bool], Sequence[Task]]
 
 
-def discover(directory: Path = BENCH_DIR) -> dict[str, Benchmark]:
-    """Benchmark functions by name: every ``<name>.py`` in ``directory`` exposing ``run``."""
-    found: dict[str, Benchmark] = {}
+@dataclass(frozen=True, slots=True)
+class Bench:
+    """One benchmark module's entry points.
+
+    Attributes:
+        name: The module's name.
+        run: ``run(quick) -> figures``.
+        prepare: ``prepare(quick) -> tasks`` making its inputs, or None.
+        timing: It measures speed or latency: run it alone, in one process.
+    """
+
+    name: str
+    run: Benchmark
+    prepare: Prepare | None = None
+    timing: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a run did: each benchmark's entry (in name order) and the preparation's."""
+
+    results: dict[str, dict[str, Any]]
+    prepare: dict[str, Any]
+
+
+def discover(directory: Path = BENCH_DIR) -> dict[str, Bench]:
+    """Benchmarks by name: every ``<name>.py`` in ``directory`` exposing ``run``."""
+    found: dict[str, Bench] = {}
     for path in sorted(directory.glob("*.py")):
         name = path.stem
         if name.startswith("_"):
             continue
         module = _load(directory, name, path)
         run = getattr(module, "run", None)
-        if callable(run):
-            found[name] = run
-        else:
+        if not callable(run):
             log.debug("%s has no run(quick) function; not a benchmark", path)
+            continue
+        prepare = getattr(module, "prepare", None)
+        timing = bool(getattr(module, "TIMING", False))
+        found[name] = Bench(name, run, prepare if callable(prepare) else None, timing)
     return found
 
 
-def run_all(benchmarks: Mapping[str, Benchmark], quick: bool) -> dict[str, dict[str, Any]]:
-    """Run each benchmark; a failing one is recorded with its error, the rest still run."""
-    results: dict[str, dict[str, Any]] = {}
-    for name, run in benchmarks.items():
-        print(f"running {name} ...", file=sys.stderr, flush=True)
-        started, cpu_started = time.perf_counter(), time.process_time()
-        try:
-            figures = flatten(run(quick))
-            entry: dict[str, Any] = {"figures": figures}
-        except Exception as exc:  # one broken benchmark must not hide the others' figures
-            traceback.print_exc()
-            entry = {"error": f"{type(exc).__name__}: {exc}"}
-        entry["seconds"] = round(time.perf_counter() - started, 2)
-        # CPU time far below wall time means the machine was busy: the figures are low.
-        entry["cpu_seconds"] = round(time.process_time() - cpu_started, 2)
-        results[name] = entry
-    return results
+def run_all(benchmarks: Mapping[str, Bench], quick: bool) -> Outcome:
+    """Prepare inputs in parallel, then the timing benchmarks alone, then the others.
+
+    A failing benchmark is recorded with its error and the rest still run.
+    """
+    prepared = prepare_all(benchmarks.values(), quick)
+    order = [b for b in benchmarks.values() if b.timing]
+    order += [b for b in benchmarks.values() if not b.timing]
+    results = {bench.name: run_one(bench, quick) for bench in order}
+    return Outcome({name: results[name] for name in benchmarks}, prepared)
+
+
+def prepare_all(benchmarks: Iterable[Bench], quick: bool) -> dict[str, Any]:
+    """Every benchmark's preparation tasks over the pool: what ran, its time and its failures."""
+    tasks: list[Task] = []
+    for bench in benchmarks:
+        if bench.prepare is not None:
+            tasks.extend(bench.prepare(quick))
+    print(f"preparing {len(tasks)} input(s) on {jobs()} worker(s) ...", file=sys.stderr, flush=True)
+    started, cpu_started = time.perf_counter(), _cpu_with_children()
+    done = run_tasks(tasks) if tasks else []
+    failed = [f"{task.label}: {d.value}" for task, d in zip(tasks, done, strict=True) if d.value]
+    return {
+        "tasks": len(tasks),
+        "workers": jobs(),
+        "seconds": round(time.perf_counter() - started, 2),
+        "cpu_seconds": round(_cpu_with_children() - cpu_started, 2),
+        "failed": "; ".join(failed),
+    }
+
+
+def run_one(bench: Bench, quick: bool) -> dict[str, Any]:
+    """Run one benchmark: its figures (or error), wall and CPU seconds, and its phase."""
+    print(f"running {bench.name} ...", file=sys.stderr, flush=True)
+    started, cpu_started = time.perf_counter(), _cpu_with_children()
+    try:
+        entry: dict[str, Any] = {"figures": flatten(bench.run(quick))}
+    except Exception as exc:  # one broken benchmark must not hide the others' figures
+        traceback.print_exc()
+        entry = {"error": f"{type(exc).__name__}: {exc}"}
+    entry["seconds"] = round(time.perf_counter() - started, 2)
+    # CPU time far below wall time for a timing benchmark means the machine was busy: its
+    # figures are low. For an accuracy benchmark it includes its pool's workers.
+    entry["cpu_seconds"] = round(_cpu_with_children() - cpu_started, 2)
+    entry["phase"] = "timing" if bench.timing else "accuracy"
+    return entry
 
 
 def flatten(figures: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -107,13 +178,26 @@ def machine() -> dict[str, Any]:
     return info
 
 
-def report(results: Mapping[str, Mapping[str, Any]], quick: bool) -> dict[str, Any]:
+def report(
+    results: Mapping[str, Mapping[str, Any]],
+    quick: bool,
+    *,
+    prepare: Mapping[str, Any] | None = None,
+    seconds: float | None = None,
+    load_average: float | None = None,
+) -> dict[str, Any]:
     """The JSON document written to ``results/latest.json``."""
+    info = machine()
+    if load_average is not None:
+        info["load_average_1min"] = load_average  # at the start of the run, not its end
     return {
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "quick": quick,
+        "whole_corpus": whole_corpus(),
         "commit": _git_commit(),
-        "machine": machine(),
+        "machine": info,
+        "seconds": seconds,
+        "prepare": dict(prepare or {}),
         "benchmarks": dict(results),
     }
 
@@ -127,6 +211,8 @@ def markdown(doc: Mapping[str, Any]) -> str:
         f"OpenCV {m.get('opencv')}, commit {doc.get('commit') or 'unknown'}, "
         f"load average {m.get('load_average_1min')} at start",
         "",
+        _phases(doc),
+        "",
         "| benchmark | figure | value |",
         "|---|---|---|",
     ]
@@ -137,9 +223,24 @@ def markdown(doc: Mapping[str, Any]) -> str:
         for figure, value in entry["figures"].items():
             lines.append(f"| {name} | {figure} | {_format(value)} |")
         lines.append(
-            f"| {name} | (wall / CPU time, s) | {entry['seconds']} / {entry['cpu_seconds']} |"
+            f"| {name} | (wall / CPU time, s; {entry.get('phase', '?')}) "
+            f"| {entry['seconds']} / {entry['cpu_seconds']} |"
         )
     return "\n".join(lines)
+
+
+def _phases(doc: Mapping[str, Any]) -> str:
+    prep = doc.get("prepare") or {}
+    line = (
+        f"Whole run {doc.get('seconds')} s wall{' (--all)' if doc.get('whole_corpus') else ''}: "
+        f"inputs prepared in {prep.get('seconds', 0)} s ({prep.get('tasks', 0)} task(s) on "
+        f"{prep.get('workers', 1)} worker(s), {prep.get('cpu_seconds', 0)} CPU s); timing "
+        "benchmarks then ran alone in one process, accuracy benchmarks after them (CPU time "
+        "includes their workers)."
+    )
+    if prep.get("failed"):
+        line += f" Preparation failed: {prep['failed']}."
+    return line
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -147,6 +248,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="short runs (about two minutes)")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these benchmarks")
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help="every corpus at its whole size (e.g. all virtual-table scenarios in pipeline)",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=_positive,
+        metavar="N",
+        help="worker processes for preparation and accuracy corpora (default: the cores)",
+    )
     parser.add_argument("--out", type=Path, default=RESULTS, help="JSON file to write")
     parser.add_argument("--dir", type=Path, default=BENCH_DIR, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -159,12 +271,59 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"unknown benchmark(s) {', '.join(unknown)}; have {', '.join(benchmarks)}")
             return 2
         benchmarks = {name: benchmarks[name] for name in args.only}
-    doc = report(run_all(benchmarks, args.quick), args.quick)
+    load_average = _load_average()
+    started = time.perf_counter()
+    with _environment({JOBS_ENV: args.jobs and str(args.jobs), ALL_ENV: args.all and "1"}):
+        outcome = run_all(benchmarks, args.quick)
+        doc = report(
+            outcome.results,
+            args.quick,
+            prepare=outcome.prepare,
+            seconds=round(time.perf_counter() - started, 1),
+            load_average=load_average,
+        )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
     print(markdown(doc))
     print(f"\nwritten to {args.out}")
     return 1 if any("error" in entry for entry in doc["benchmarks"].values()) else 0
+
+
+@contextlib.contextmanager
+def _environment(values: Mapping[str, str | None]) -> Iterator[None]:
+    """Set the variables that are not None for the run (workers and subprocesses inherit
+    them), and put back what was there."""
+    saved = {key: os.environ.get(key) for key in values}
+    try:
+        for key, value in values.items():
+            if value:
+                os.environ[key] = value
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive whole number")
+    return value
+
+
+def _cpu_with_children() -> float:
+    """CPU seconds of this process, of its children that have ended (a subprocess once waited
+    for), and of the pools' workers on their items (`bench._pool.worker_cpu_seconds`)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    workers = worker_cpu_seconds()
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime + workers
 
 
 def _load(directory: Path, name: str, path: Path) -> ModuleType:
@@ -173,6 +332,7 @@ def _load(directory: Path, name: str, path: Path) -> ModuleType:
     spec = importlib.util.spec_from_file_location(f"_bench_{name}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # so its functions pickle into a pool's workers
     spec.loader.exec_module(module)
     return module
 

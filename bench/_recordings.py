@@ -10,11 +10,13 @@ costs tens of milliseconds a frame, so a recording is rendered once per machine 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench._pool import Task
 from calibration.file import Calibration, load
 from hardware.sim.render import RenderConfig
 from hardware.sim.runner import frame_times
@@ -69,15 +71,8 @@ def scenario_recording(
         fps: Frame rate.
         directory: Cache directory.
     """
-    run = run_scenario(scenario, seed)
-    truth = run.truth
-    end = truth.end_time + tail_s if seconds is None else truth.start_time + seconds
-    # record_scenario records up to truth.end_time + LEAD_S: move that end to where we want it.
-    span = dataclasses.replace(run, truth=dataclasses.replace(truth, end_time=end - LEAD_S))
-    width, height = resolution
-    name = f"{scenario}-{seed}-{width}x{height}-{fps:g}fps-to{end - truth.start_time:.3f}s"
+    run, span, name, frames = _span(scenario, resolution, seed, seconds, tail_s, fps)
     path = directory / name
-    frames = len(frame_times(span, fps))
     if not (path / "done").is_file():
         log.info("rendering %s (%d frames)", name, frames)
         tmp = directory / f"tmp-{name}"
@@ -89,3 +84,57 @@ def scenario_recording(
         shutil.rmtree(path, ignore_errors=True)
         tmp.replace(path)  # a half-rendered recording never sits under the final name
     return Recording(path, run, resolution, fps, frames)
+
+
+def recording_task(
+    scenario: str,
+    resolution: tuple[int, int],
+    *,
+    seed: int = 0,
+    seconds: float | None = None,
+    tail_s: float = LEAD_S,
+    fps: float = 60.0,
+    directory: Path = CACHE,
+) -> Task | None:
+    """A task rendering what `scenario_recording` with these arguments reads; None if cached.
+
+    Its cost is the frames it renders (times the pixels over 1280x720's).
+    """
+    _, _, name, frames = _span(scenario, resolution, seed, seconds, tail_s, fps)
+    if (directory / name / "done").is_file():
+        return None
+    call = functools.partial(
+        _render,
+        scenario,
+        resolution,
+        seed=seed,
+        seconds=seconds,
+        tail_s=tail_s,
+        fps=fps,
+        directory=directory,
+    )
+    pixels = resolution[0] * resolution[1] / (1280 * 720)
+    return Task(call, f"recording {name}", frames * max(pixels, 0.25))
+
+
+def _render(scenario: str, resolution: tuple[int, int], **kwargs) -> None:
+    scenario_recording(scenario, resolution, **kwargs)  # into the cache; nothing sent back
+
+
+def _span(
+    scenario: str,
+    resolution: tuple[int, int],
+    seed: int,
+    seconds: float | None,
+    tail_s: float,
+    fps: float,
+) -> tuple[ScenarioRun, ScenarioRun, str, int]:
+    """The scenario run, the span of it recorded, the recording's cache name, its frames."""
+    run = run_scenario(scenario, seed)
+    truth = run.truth
+    end = truth.end_time + tail_s if seconds is None else truth.start_time + seconds
+    # record_scenario records up to truth.end_time + LEAD_S: move that end to where we want it.
+    span = dataclasses.replace(run, truth=dataclasses.replace(truth, end_time=end - LEAD_S))
+    width, height = resolution
+    name = f"{scenario}-{seed}-{width}x{height}-{fps:g}fps-to{end - truth.start_time:.3f}s"
+    return run, span, name, len(frame_times(span, fps))

@@ -18,6 +18,8 @@ import cv2
 
 from bench._clips import Clip, table_clip
 
+TIMING = True
+"""Run alone, in one process (`bench._harness`)."""
 SIZES = ((1280, 720), (1920, 1080))
 THREADS = (1, 2)
 REAL_CLIP = (

@@ -47,7 +47,8 @@ from typing import Any
 
 import cv2
 
-from bench._recordings import CACHE, Recording, scenario_recording
+from bench._pool import Task
+from bench._recordings import CACHE, Recording, recording_task, scenario_recording
 from hardware.clock import Clock, MonotonicClock
 from hardware.frames import Frame
 from hardware.sensors.reader import SensorReader
@@ -59,6 +60,8 @@ from rules.referee import Referee
 
 log = logging.getLogger(__name__)
 
+TIMING = True
+"""Run alone, in one process (`bench._harness`): real-time runs measure the machine's load."""
 QUICK = ("scratch",)
 FULL = ("scratch", "cut-shot", "bank-shot", "kick-shot", "break-9ball")
 MATCH_S = 0.25
@@ -314,6 +317,13 @@ def summarise(runs: Sequence[LiveRun]) -> dict[str, Any]:
         figures[f"event_ms_by_kind.{kind}.p99"] = _ms(_p99(values))
         figures[f"event_ms_by_kind.{kind}.count"] = len(values)
     return figures
+
+
+def prepare(quick: bool) -> list[Task]:
+    """The scenarios' recordings, for the harness to render beforehand."""
+    resolution = (1280, 720)
+    tasks = (recording_task(n, resolution, tail_s=TAIL_S) for n in (QUICK if quick else FULL))
+    return [task for task in tasks if task is not None]
 
 
 def run(quick: bool) -> dict[str, Any]:

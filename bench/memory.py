@@ -27,7 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from bench._recordings import CACHE, scenario_recording
+from bench._pool import Task
+from bench._recordings import CACHE, recording_task, scenario_recording
 
 SCENARIO = "rack-9ball"
 TARGET_MB = 500.0
@@ -149,8 +150,18 @@ def measure(
     }
 
 
+def replay_span(quick: bool) -> tuple[float | None, tuple[int, int]]:
+    """Seconds of the rack replayed (None: all of it) and at what size."""
+    return (2.0, (640, 360)) if quick else (None, (1280, 720))
+
+
+def prepare(quick: bool) -> list[Task]:
+    """The rack's recording, for the harness to render beforehand (beside other renders)."""
+    seconds, resolution = replay_span(quick)
+    task = recording_task(SCENARIO, resolution, seconds=seconds)
+    return [task] if task is not None else []
+
+
 def run(quick: bool) -> dict[str, Any]:
     """Quick: the first 2 s of the rack at 640x360 (peak only). Full: the whole rack at 1280x720."""
-    if quick:
-        return measure(2.0, (640, 360))
-    return measure(None)
+    return measure(*replay_span(quick))

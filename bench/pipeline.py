@@ -14,24 +14,36 @@ with the sensors off. The Shot records are compared with the scenario's exact on
   the cue ball by hand, a whole rack shot by shot from the state the exact rulings lead to), and
   the applied fouls are compared per rule.
 
-    PYTHONPATH=. python -m bench --only pipeline [--quick]
+Rendering and detecting costs about 50 ms of CPU a frame, so the full run scores a default
+selection of scenarios (`DEFAULT`: one for each way a shot is ruled or seen differently, about
+4,200 frames) and ``--all`` (``python -m bench --all``) every single-shot scenario (29, about
+10,000 frames); whole racks only when named. The scenarios are rendered, detected and scored
+over a pool of worker processes (`bench._pool`); the tracking milliseconds are each worker's
+own CPU time.
+
+    PYTHONPATH=. python -m bench --only pipeline [--quick] [--all]
+    PYTHONPATH=. python -m bench.pipeline [--quick | --all | SCENARIO ...]
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import statistics
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import numpy as np
 
-from bench._virtual_table import Seen, seen, truth_frames
-from hardware.sim.scenarios import list_scenarios
+from bench._options import whole_corpus
+from bench._pool import Task, parallel_map
+from bench._virtual_table import Seen, cache_dir, seen, truth_frames
+from hardware.sim.scenarios import list_scenarios, run_scenario
 from rules.balls import BallId
 from rules.errors import RecordError
 from rules.events import EventKind, ShotEvent
@@ -52,6 +64,26 @@ log = logging.getLogger(__name__)
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results" / "pipeline.json"
 QUICK = ("cut-shot", "scratch", "miss")
+DEFAULT = (
+    "break-9ball",
+    "break-8ball",
+    "cut-shot",
+    "bank-shot",
+    "scratch",
+    "miss",
+    "wrong-ball-first",
+    "no-cushion",
+    "jump-off-table-rail",
+    "double-hit",
+    "push-shot",
+    "ball-disturbed",
+    "ball-in-hand-outside-kitchen",
+    "arm-and-cue",
+)
+"""The full run's scenarios: two breaks (nine and sixteen balls scattering), a pot, a bank, and
+one for each foul the picture must show (scratch, no contact, wrong ball first, no cushion,
+off the table, double hit, push, a touched ball, ball in hand placed wrong), and an arm and cue
+hiding balls. The other single-shot scenarios are in ``--all``."""
 SKIP = ("lag",)
 """The lag shoots two cue balls at once; its truth is per lane, not per ball."""
 SKIP_KINDS = ("game",)
@@ -84,6 +116,20 @@ class Tally:
     wrong: list[str] = field(default_factory=list)
     end_errors: list[float] = field(default_factory=list)
     runs_with_swap: int = 0
+
+    def add(self, other: Tally) -> None:
+        """Add ``other``'s counts to these (lists of counts element by element, lists of
+        items one after the other)."""
+        for f in fields(self):
+            mine, theirs = getattr(self, f.name), getattr(other, f.name)
+            if f.name in ("cushion", "ball"):
+                setattr(self, f.name, [a + b for a, b in zip(mine, theirs, strict=True)])
+            elif isinstance(mine, Counter):
+                mine.update(theirs)
+            elif isinstance(mine, list):
+                mine.extend(theirs)
+            else:
+                setattr(self, f.name, mine + theirs)
 
 
 def track_shots(
@@ -326,25 +372,71 @@ def figures(tally: Tally) -> dict:
     }
 
 
-def run(quick: bool, names: tuple[str, ...] | None = None) -> dict:
-    """Score every virtual-table scenario (three with ``quick``), sensors on and off."""
-    if names is None:
-        names = (
-            QUICK
-            if quick
-            else tuple(
-                s.name for s in list_scenarios() if s.kind not in SKIP_KINDS and s.name not in SKIP
-            )
-        )
+def corpus(quick: bool, every: bool | None = None) -> tuple[str, ...]:
+    """The scenarios a run scores: `QUICK`, `DEFAULT`, or (``every``, default ``--all``) every
+    single-shot scenario."""
+    if quick:
+        return QUICK
+    if not (whole_corpus() if every is None else every):
+        return DEFAULT
+    return tuple(
+        s.name for s in list_scenarios() if s.kind not in SKIP_KINDS and s.name not in SKIP
+    )
+
+
+@dataclass
+class Scored:
+    """One scenario scored, sensors on and off, with its tracking CPU ms per frame."""
+
+    tallies: dict[str, Tally]
+    timings: list[float]
+
+
+def score_scenario(name: str, seed: int = 1) -> Scored:
+    """Render and detect scenario ``name`` (or take it from the cache) and score it."""
+    sn = seen(name, seed)
+    scored = Scored({"sensors": Tally(), "vision_only": Tally()}, [])
+    score(sn, True, scored.tallies["sensors"], scored.timings)
+    score(sn, False, scored.tallies["vision_only"])
+    return scored
+
+
+def frames_to_render(name: str, seed: int = 1) -> float:
+    """About how many frames scenario ``name`` renders (0 when its detections are cached)."""
+    if (cache_dir() / f"{name}-{seed}.pickle").is_file():
+        return 0.0
+    truth = run_scenario(name, seed).truth
+    return (truth.end_time + 0.5 - truth.start_time) * FPS
+
+
+def prepare(quick: bool) -> list[Task]:
+    """The scenarios' renders and detections not in the cache yet, for the harness's pool."""
+    tasks = []
+    for name in corpus(quick):
+        frames = frames_to_render(name)
+        if frames:
+            tasks.append(Task(functools.partial(_cache_seen, name), f"pipeline {name}", frames))
+    return tasks
+
+
+def _cache_seen(name: str) -> None:
+    seen(name, seed=1)  # the detections land in the cache; the workers send nothing back
+
+
+def run(quick: bool, names: Sequence[str] | None = None) -> dict:
+    """Score the scenarios of `corpus` (or ``names``), sensors on and off, over the pool."""
+    names = tuple(names) if names else corpus(quick)
+    done = parallel_map(score_scenario, names, cost=frames_to_render)
     tallies = {"sensors": Tally(), "vision_only": Tally()}
     timings: list[float] = []
-    for name in names:
-        sn = seen(name, seed=1)
-        score(sn, True, tallies["sensors"], timings)
-        score(sn, False, tallies["vision_only"])
+    for item in done:
+        for key, tally in item.value.tallies.items():
+            tallies[key].add(tally)
+        timings += item.value.timings
     moving = sorted(timings)
     out = {
         "scenarios": len(names),
+        "scenario_names": ", ".join(names),
         **{k: figures(v) for k, v in tallies.items()},
         "track_segment_ms_median": round(statistics.median(timings), 3) if timings else None,
         "track_segment_ms_p90": round(moving[int(0.9 * (len(moving) - 1))], 3) if moving else None,
@@ -357,5 +449,7 @@ def run(quick: bool, names: tuple[str, ...] | None = None) -> dict:
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.WARNING)
+    quick = "--quick" in sys.argv
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    print(json.dumps(run("--quick" in sys.argv, tuple(args) or None), indent=2))
+    chosen = tuple(args) or corpus(quick, every="--all" in sys.argv)
+    print(json.dumps(run(quick, chosen), indent=2))

@@ -27,6 +27,8 @@ from rules.state import GameOptions, GameState
 from rules.table import CushionId, PocketId, RackShape
 from tests.factories import TABLE_9FT, ShotBuilder, break_shot, rack_layout, shot_at
 
+TIMING = True
+"""Run alone, in one process (`bench._harness`)."""
 REPEATS = 200
 
 

@@ -24,6 +24,8 @@ from rules.balls import BallId
 from rules.events import EventKind
 from rules.table import RackShape
 
+TIMING = True
+"""Run alone, in one process (`bench._harness`)."""
 RESULTS = Path(__file__).parent / "results" / "sim_physics.json"
 
 

@@ -31,6 +31,8 @@ from hardware.sim.snapshot import TableSnapshot
 from hardware.sim.sprites import sprite_outline_error_px
 from rules.balls import BALL_RADIUS_MM, BallId
 
+TIMING = True
+"""Run alone, in one process (`bench._harness`)."""
 RESULTS = Path(__file__).resolve().parent / "results" / "sim_render.json"
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench._pool import parallel_map
 from calibration.table import TableSpec
 from rules.balls import OBJECT_BALLS, BallId
 from rules.events import EventKind
@@ -92,60 +93,77 @@ def _cost_per_frame(quick: bool) -> dict:
     return out
 
 
+def synthetic_shot(shot: tuple[int, dict, tuple[float, float], bool]) -> dict | None:
+    """One hand-made shot (index, layout, strike, cue hidden by an arm) simulated, tracked with
+    the sensors and without, and compared with its truth; None when no shot was found."""
+    i, layout, strike, hidden = shot
+    sim = simulate(layout, strike, max_time=12.0)
+    occl = ()
+    if hidden:
+        cx, cy = layout[BallId.CUE]
+        occl = (Occlusion(box(cx - 150.0, cy, 120.0), 0.0, 0.45),)
+    dets = render(sim, i, sigma=1.5, miss=0.02, occlusions=occl)
+    result = run_pipeline(dets, sim.signals)
+    if not result.shots:
+        return None
+    shot_found = result.shots[0]
+    truth_cue = [e for e in sim.of_kind(EventKind.BALL_BALL) if BallId.CUE in e.balls]
+    truth_first = truth_cue[0].balls[1] if truth_cue else None
+    first = shot_found.first_contact
+    split_flagged = first is not None and first.is_split
+    if split_flagged:
+        first_ok = truth_first in first.candidates
+    else:
+        first_ok = (first.ball if first else None) == truth_first
+    counts = {}
+    for kind, key in ((EventKind.BALL_CUSHION, "cushion"), (EventKind.BALL_BALL, "ball")):
+        counts[key] = matched(sim.of_kind(kind), result.of_kind(kind), 2 * FRAME)
+    truth_pocketed = {e.ball for e in sim.of_kind(EventKind.POCKETED)}
+    vision = run_pipeline(dets, (), TrackerConfig(sensors=False))
+    return {
+        "first_ok": first_ok,
+        "split_truth": len(truth_cue) > 1 and truth_cue[1].time - truth_cue[0].time < 0.004,
+        "split_flagged": split_flagged,
+        "counts": counts,
+        "end_error": (
+            abs(shot_found.end_time - sim.end_time) if shot_found.end_time is not None else None
+        ),
+        "swap": identity_swaps(sim, result) > 0,
+        "pocketed_sensors": set(shot_found.pocketed) == truth_pocketed,
+        "pocketed_vision": (set(vision.shots[0].pocketed) if vision.shots else set())
+        == truth_pocketed,
+    }
+
+
 def _synthetic(quick: bool) -> dict:
     rng = np.random.default_rng(2026)
     n_shots = 15 if quick else 150
-    first_ok = first_total = 0
-    split_truth = split_flagged = 0
-    counts = {"cushion": [0, 0, 0], "ball": [0, 0, 0]}
-    end_errors: list[float] = []
-    swaps = 0
-    pocket_ok = {"sensors": 0, "vision": 0}
-    shots_done = 0
+    shots = []
     for i in range(n_shots):
         layout, strike = _random_shot(rng)
-        sim = simulate(layout, strike, max_time=12.0)
-        occl = ()
-        if rng.random() < 0.3:
-            cx, cy = layout[BallId.CUE]
-            occl = (Occlusion(box(cx - 150.0, cy, 120.0), 0.0, 0.45),)
-        dets = render(sim, i, sigma=1.5, miss=0.02, occlusions=occl)
-        result = run_pipeline(dets, sim.signals)
-        if not result.shots:
-            continue
-        shots_done += 1
-        shot = result.shots[0]
-        truth_cue = [e for e in sim.of_kind(EventKind.BALL_BALL) if BallId.CUE in e.balls]
-        truth_first = truth_cue[0].balls[1] if truth_cue else None
-        found_first = shot.first_contact.ball if shot.first_contact else None
-        first_total += 1
-        is_split = len(truth_cue) > 1 and truth_cue[1].time - truth_cue[0].time < 0.004
-        split_truth += is_split
-        if shot.first_contact is not None and shot.first_contact.is_split:
-            split_flagged += 1
-            first_ok += truth_first in shot.first_contact.candidates
-        else:
-            first_ok += found_first == truth_first
-        for kind, key in ((EventKind.BALL_CUSHION, "cushion"), (EventKind.BALL_BALL, "ball")):
-            tp, fp, fn = matched(sim.of_kind(kind), result.of_kind(kind), 2 * FRAME)
-            counts[key] = [a + b for a, b in zip(counts[key], (tp, fp, fn), strict=True)]
-        if shot.end_time is not None:
-            end_errors.append(abs(shot.end_time - sim.end_time))
-        swaps += identity_swaps(sim, result) > 0
-        truth_pocketed = {e.ball for e in sim.of_kind(EventKind.POCKETED)}
-        pocket_ok["sensors"] += set(shot.pocketed) == truth_pocketed
-        vision = run_pipeline(dets, (), TrackerConfig(sensors=False))
-        got = set(vision.shots[0].pocketed) if vision.shots else set()
-        pocket_ok["vision"] += got == truth_pocketed
+        shots.append((i, layout, strike, bool(rng.random() < 0.3)))
+    done = [d.value for d in parallel_map(synthetic_shot, shots) if d.value is not None]
+    counts = {"cushion": [0, 0, 0], "ball": [0, 0, 0]}
+    for r in done:
+        for key in counts:
+            counts[key] = [a + b for a, b in zip(counts[key], r["counts"][key], strict=True)]
+    end_errors = [r["end_error"] for r in done if r["end_error"] is not None]
+    shots_done = len(done)
 
     def f1(tp: int, fp: int, fn: int) -> float:
         return round(2 * tp / max(2 * tp + fp + fn, 1), 4)
 
+    def count(key: str) -> int:
+        return sum(bool(r[key]) for r in done)
+
+    def share(key: str) -> float:
+        return round(count(key) / max(shots_done, 1), 4)
+
     return {
         "shots": shots_done,
-        "first_contact_right": round(first_ok / max(first_total, 1), 4),
-        "split_hits_in_truth": split_truth,
-        "split_hits_flagged": split_flagged,
+        "first_contact_right": share("first_ok"),
+        "split_hits_in_truth": count("split_truth"),
+        "split_hits_flagged": count("split_flagged"),
         "cushion_f1": f1(*counts["cushion"]),
         "cushion_counts": dict(zip(("tp", "fp", "fn"), counts["cushion"], strict=True)),
         "ball_ball_f1": f1(*counts["ball"]),
@@ -154,9 +172,9 @@ def _synthetic(quick: bool) -> dict:
         "shot_end_within_0.3s": round(
             sum(e <= 0.3 for e in end_errors) / max(len(end_errors), 1), 4
         ),
-        "shots_without_id_swap": round(1 - swaps / max(shots_done, 1), 4),
-        "pocketed_set_right_with_sensors": round(pocket_ok["sensors"] / max(shots_done, 1), 4),
-        "pocketed_set_right_vision_only": round(pocket_ok["vision"] / max(shots_done, 1), 4),
+        "shots_without_id_swap": round(1 - count("swap") / max(shots_done, 1), 4),
+        "pocketed_set_right_with_sensors": share("pocketed_sensors"),
+        "pocketed_set_right_vision_only": share("pocketed_vision"),
     }
 
 
@@ -164,33 +182,61 @@ VT_SHOTS = 300
 VT_SHOTS_QUICK = 6
 
 
-def _virtual_table(shots: int) -> dict:
-    """Seeded random virtual-table shots of every kind, sensors on and off."""
-    from bench._virtual_table import Seen, board_signals, noisy_detections
-    from bench.pipeline import Tally, figures, score
-    from hardware.sim.physics import SimulationError
-    from hardware.sim.scenarios import list_scenarios, run_scenario
+def vt_shot(i: int, kinds: tuple[str, ...]) -> tuple[str, int]:
+    """The ``i``-th shot of the virtual-table corpus: a scenario kind and its seed."""
+    return kinds[i % len(kinds)], 1000 + i // len(kinds)
 
-    kinds = [s.name for s in list_scenarios() if s.kind != "game" and s.name != "lag"]
+
+def vt_kinds() -> tuple[str, ...]:
+    """The single-shot scenario kinds the corpus cycles through."""
+    from hardware.sim.scenarios import list_scenarios
+
+    return tuple(s.name for s in list_scenarios() if s.kind != "game" and s.name != "lag")
+
+
+def score_vt_shot(shot: tuple[str, int]):
+    """One corpus shot simulated, seen through the noise model and scored with the sensors and
+    without: the two tallies, or None when the simulation could not make the shot."""
+    from bench._virtual_table import Seen, board_signals, noisy_detections
+    from bench.pipeline import Tally, score
+    from hardware.sim.physics import SimulationError
+    from hardware.sim.scenarios import run_scenario
+
+    name, seed = shot
+    try:
+        scenario_run = run_scenario(name, seed)
+    except SimulationError:
+        return None
+    detections, _ = noisy_detections(scenario_run, seed)
+    seen = Seen(scenario_run, detections, board_signals(scenario_run, seed))
+    tallies = {"sensors": Tally(), "vision_only": Tally()}
+    score(seen, True, tallies["sensors"])
+    score(seen, False, tallies["vision_only"])
+    return tallies
+
+
+def _virtual_table(shots: int, first: int = 0) -> dict:
+    """Seeded random virtual-table shots of every kind (``shots`` of them from the
+    ``first``-th), sensors on and off, over the pool."""
+    from bench.pipeline import Tally, figures
+
+    kinds = vt_kinds()
+    corpus = [vt_shot(i, kinds) for i in range(first, first + shots)]
     tallies = {"sensors": Tally(), "vision_only": Tally()}
     failed: list[str] = []
-    done = 0
-    for i in range(shots):
-        name, seed = kinds[i % len(kinds)], 1000 + i // len(kinds)
-        try:
-            scenario_run = run_scenario(name, seed)
-        except SimulationError:
-            failed.append(f"{name}/{seed}")
+    cpu: list[float] = []
+    for shot, done in zip(corpus, parallel_map(score_vt_shot, corpus), strict=True):
+        if done.value is None:
+            failed.append(f"{shot[0]}/{shot[1]}")
             continue
-        detections, _ = noisy_detections(scenario_run, seed)
-        seen = Seen(scenario_run, detections, board_signals(scenario_run, seed))
-        score(seen, True, tallies["sensors"])
-        score(seen, False, tallies["vision_only"])
-        done += 1
+        for key, tally in done.value.items():
+            tallies[key].add(tally)
+        cpu.append(done.cpu_s)
     return {
-        "runs": done,
+        "runs": len(cpu),
         "kinds": len(kinds),
         "not_generated": ", ".join(failed),
+        "cpu_s_per_run_median": round(statistics.median(cpu), 3) if cpu else None,
         **{k: figures(v) for k, v in tallies.items()},
     }
 

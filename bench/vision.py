@@ -13,6 +13,10 @@ not ``python bench/vision.py``, whose folder on the path would hide the ``vision
   a break (all 16 rolling), and the full search of a whole frame (nothing reused); median and
   p99 ms, and the median as a ratio to a fixed reference workload timed in the same run.
 - Real data (when ``../shared/data/real`` is there): see `bench/_vision_real.py`.
+
+The accuracy cases (a camera tilt, cloth and lighting; a cloth's rolling layouts) are rendered
+and detected over the pool (`bench._pool`), every random draw made beforehand in one order;
+the speed figures are measured after the pool has closed, alone, on one thread.
 """
 
 from __future__ import annotations
@@ -26,12 +30,15 @@ import cv2
 import numpy as np
 
 from bench import _vision_real
+from bench._pool import parallel_map
 from hardware.sim.render import ClothColour, RenderConfig, TableRenderer
 from rules.balls import BallId
 from tests.vision import scenes
 from vision.detections import BALL_ORDER, Detections
 from vision.detector import BallDetector
 
+TIMING = True
+"""Run alone, in one process (`bench._harness`)."""
 RESULTS = Path(__file__).resolve().parent / "results" / "vision.json"
 GATE_MM = 20.0
 
@@ -78,37 +85,46 @@ def _figures(total: dict[str, list]) -> dict[str, float]:
 
 
 def at_rest(quick: bool) -> dict[str, float]:
-    """Balls at rest over cloths, lightings and camera tilts."""
+    """Balls at rest over cloths, lightings and camera tilts (the cases over the pool)."""
     rng = np.random.default_rng(11)
-    total: dict[str, list] = {}
     randoms = 1 if quick else 3
+    cases = []
+    # Every random draw is made here, in one order, so the pool changes no figure.
     for tilt in (0.0, 3.0) if quick else (-3.0, 0.0, 3.0):
-        cam = scenes.camera(tilt_deg=tilt)
-        cal = scenes.calibration_for(cam)
         for cloth in ClothColour:
             for vignetting in (0.3,) if quick else (0.15, 0.3, 0.45):
                 seed = int(rng.integers(1 << 30))
-                r = TableRenderer(
-                    scenes.TABLE, cam, RenderConfig(cloth=cloth, vignetting=vignetting, seed=seed)
-                )
                 layouts = [scenes.rack(), scenes.hard_places()]
                 layouts += [scenes.random_layout(rng) for _ in range(randoms)]
-                for balls in layouts:
-                    image = r.render(scenes.snapshot(balls, rng), frame_index=seed % 1000)
-                    _merge(total, _score(BallDetector(cal).detect(image), balls))
+                shots = [(balls, scenes.snapshot(balls, rng)) for balls in layouts]
+                cases.append((tilt, cloth, vignetting, seed, shots))
+    total: dict[str, list] = {}
+    for done in parallel_map(rest_case, cases):
+        for part in done.value:
+            _merge(total, part)
     return _figures(total)
 
 
-def moving(quick: bool) -> dict[str, float]:
-    """Balls rolling fast, blurred over the exposure."""
-    rng = np.random.default_rng(12)
-    cam = scenes.camera()
+def rest_case(case: tuple) -> list[dict[str, list]]:
+    """One camera tilt, cloth and lighting: each layout rendered, detected and scored."""
+    tilt, cloth, vignetting, seed, shots = case
+    cam = scenes.camera(tilt_deg=tilt)
     cal = scenes.calibration_for(cam)
-    total: dict[str, list] = {}
-    ratios = []
+    config = RenderConfig(cloth=cloth, vignetting=vignetting, seed=seed)
+    r = TableRenderer(scenes.TABLE, cam, config)
+    parts = []
+    for balls, snapshot in shots:
+        image = r.render(snapshot, frame_index=seed % 1000)
+        parts.append(_score(BallDetector(cal).detect(image), balls))
+    return parts
+
+
+def moving(quick: bool) -> dict[str, float]:
+    """Balls rolling fast, blurred over the exposure (a cloth per pool item)."""
+    rng = np.random.default_rng(12)
+    cases = []
     for cloth in ClothColour:
-        cfg = RenderConfig(cloth=cloth, blur_subframes=8)
-        r = TableRenderer(scenes.TABLE, cam, cfg)
+        layouts = []
         for _ in range(2 if quick else 6):
             balls = scenes.random_layout(rng, 10)
             speed = rng.uniform(300, 5000, len(balls))
@@ -117,15 +133,15 @@ def moving(quick: bool) -> dict[str, float]:
                 b: (float(s * np.cos(a)), float(s * np.sin(a)))
                 for b, s, a in zip(balls, speed, angle, strict=True)
             }
-            d = BallDetector(cal).detect(r.render(scenes.Moving(balls, vel).exposure(cfg)))
-            _merge(total, _score(d, balls))
-            for b, p in balls.items():
-                if len(d) == 0:
-                    continue
-                dist = np.hypot(*(d.positions - p).T)
-                j = int(np.argmin(dist))
-                if dist[j] < GATE_MM and not np.isnan(d.blur_velocity[j, 0]):
-                    ratios.append(np.hypot(*d.blur_velocity[j]) / np.hypot(*vel[b]))
+            layouts.append((balls, vel))
+        cases.append((cloth, layouts))
+    total: dict[str, list] = {}
+    ratios: list[float] = []
+    for done in parallel_map(moving_case, cases):
+        parts, found = done.value
+        for part in parts:
+            _merge(total, part)
+        ratios += found
     figures = _figures(total)
     figures.pop("identity_accuracy")
     figures["blur_speed_ratio_median"] = round(float(np.median(ratios)), 3) if ratios else None
@@ -134,6 +150,27 @@ def moving(quick: bool) -> dict[str, float]:
     )
     figures["blur_reported_share"] = round(len(ratios) / max(len(total["errors"]), 1), 3)
     return figures
+
+
+def moving_case(case: tuple) -> tuple[list[dict[str, list]], list[float]]:
+    """One cloth's rolling layouts: scores, and each found ball's blur speed / true speed."""
+    cloth, layouts = case
+    cam = scenes.camera()
+    cal = scenes.calibration_for(cam)
+    cfg = RenderConfig(cloth=cloth, blur_subframes=8)
+    r = TableRenderer(scenes.TABLE, cam, cfg)
+    parts, ratios = [], []
+    for balls, vel in layouts:
+        d = BallDetector(cal).detect(r.render(scenes.Moving(balls, vel).exposure(cfg)))
+        parts.append(_score(d, balls))
+        for b, p in balls.items():
+            if len(d) == 0:
+                continue
+            dist = np.hypot(*(d.positions - p).T)
+            j = int(np.argmin(dist))
+            if dist[j] < GATE_MM and not np.isnan(d.blur_velocity[j, 0]):
+                ratios.append(float(np.hypot(*d.blur_velocity[j]) / np.hypot(*vel[b])))
+    return parts, ratios
 
 
 def _session(frames_rest: int, frames_shot: int, fps: float = 60.0) -> list[np.ndarray]:

@@ -25,6 +25,9 @@ from rules.shot_clock import ClockPhase, ClockReading
 from rules.table import PocketId
 from tests.factories import TABLE_9FT, break_shot, shot_at
 
+TIMING = True
+"""Run alone, in one process (`bench._harness`)."""
+
 
 def _rack() -> Referee:
     referee = Referee.new("9-ball", ("Ann", "Bob"), TABLE_9FT)

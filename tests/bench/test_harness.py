@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -99,3 +100,93 @@ def test_every_benchmark_module_has_the_harness_entry_point() -> None:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         names = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
         assert "run" in names, f"{path.name} has no run(quick) for python -m bench"
+
+
+def _phase_bench(log: Path, name: str, timing: bool, prepare: bool) -> str:
+    """A fake benchmark that logs when it runs (and when its preparation runs)."""
+    lines = [
+        "import functools, os, pathlib",
+        "from bench._pool import Task",
+        "from tests.bench.tasks import append_line",
+        f"LOG = pathlib.Path({str(log)!r})",
+        f"TIMING = {timing}",
+        "def run(quick):",
+        f"    append_line(LOG, 'run {name}')",
+        "    return {'jobs': os.environ.get('RAILBIRD_BENCH_JOBS', ''),",
+        "            'all': os.environ.get('RAILBIRD_BENCH_ALL', '')}",
+    ]
+    if prepare:
+        lines += [
+            "def prepare(quick):",
+            "    call = functools.partial(append_line, LOG, 'prepare " + name + "')",
+            f"    return [Task(call, '{name} input', 2.0)]",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def test_inputs_are_prepared_first_then_timing_benchmarks_run_alone_then_the_rest(
+    tmp_path: Path, capsys
+) -> None:
+    directory = tmp_path / "bench"
+    directory.mkdir()
+    log = tmp_path / "order.log"
+    (directory / "a_accuracy.py").write_text(_phase_bench(log, "a_accuracy", False, True))
+    (directory / "b_timing.py").write_text(_phase_bench(log, "b_timing", True, True))
+    (directory / "c_accuracy.py").write_text(_phase_bench(log, "c_accuracy", False, False))
+    (directory / "d_timing.py").write_text(_phase_bench(log, "d_timing", True, False))
+    out = tmp_path / "latest.json"
+    assert main(["--dir", str(directory), "--out", str(out), "--jobs", "2"]) == 0
+    order = log.read_text().splitlines()
+    assert sorted(order[:2]) == ["prepare a_accuracy", "prepare b_timing"]
+    assert order[2:] == ["run b_timing", "run d_timing", "run a_accuracy", "run c_accuracy"]
+    doc = json.loads(out.read_text())
+    assert list(doc["benchmarks"]) == ["a_accuracy", "b_timing", "c_accuracy", "d_timing"]
+    assert doc["benchmarks"]["b_timing"]["phase"] == "timing"
+    assert doc["benchmarks"]["a_accuracy"]["phase"] == "accuracy"
+    assert doc["prepare"]["tasks"] == 2 and doc["prepare"]["workers"] == 2
+    assert doc["prepare"]["failed"] == ""
+    assert doc["seconds"] > 0 and doc["whole_corpus"] is False
+    # The run's options reach the benchmarks (and their workers) through the environment.
+    assert doc["benchmarks"]["a_accuracy"]["figures"] == {"jobs": "2", "all": ""}
+    assert "inputs prepared in" in capsys.readouterr().out
+
+
+def test_all_and_jobs_are_set_for_the_run_only(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.delenv("RAILBIRD_BENCH_JOBS", raising=False)
+    monkeypatch.delenv("RAILBIRD_BENCH_ALL", raising=False)
+    directory = tmp_path / "bench"
+    directory.mkdir()
+    (directory / "one.py").write_text(_phase_bench(tmp_path / "log", "one", False, False))
+    out = tmp_path / "latest.json"
+    assert main(["--dir", str(directory), "--out", str(out), "--all", "--jobs", "1"]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["benchmarks"]["one"]["figures"] == {"jobs": "1", "all": "1"}
+    assert doc["whole_corpus"] is True
+    assert "RAILBIRD_BENCH_JOBS" not in os.environ and "RAILBIRD_BENCH_ALL" not in os.environ
+
+
+def test_a_failed_preparation_is_reported_and_its_benchmark_still_runs(tmp_path: Path) -> None:
+    directory = tmp_path / "bench"
+    directory.mkdir()
+    (directory / "needs_input.py").write_text(
+        "import functools\n"
+        "from bench._pool import Task\n"
+        "from tests.bench.tasks import fail_on_three\n"
+        "def prepare(quick):\n"
+        "    return [Task(functools.partial(fail_on_three, 3), 'the clip')]\n"
+        "def run(quick):\n"
+        "    return {'made_it_anyway': True}\n"
+    )
+    out = tmp_path / "latest.json"
+    assert main(["--dir", str(directory), "--out", str(out), "--jobs", "2"]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["prepare"]["failed"] == "the clip: ValueError: item 3 is bad"
+    assert doc["benchmarks"]["needs_input"]["figures"] == {"made_it_anyway": True}
+
+
+@pytest.mark.parametrize("jobs", ["0", "-2", "many"])
+def test_jobs_must_be_a_positive_number(tmp_path: Path, jobs: str, capsys) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["--dir", str(tmp_path), "--jobs", jobs])
+    assert exit_.value.code == 2
+    assert "not a positive whole number" in capsys.readouterr().err

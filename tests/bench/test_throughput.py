@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from bench._recordings import scenario_recording
-from bench.throughput import STAGES, instrumented_loop, measure
+from bench.throughput import STAGES, decoder_process, instrumented_loop, measure
 from hardware.clock import FakeClock
 from railbird.live import LiveLoop, LiveUpdate
 from rules.referee import Referee
@@ -16,8 +16,18 @@ def test_throughput_reports_every_stage_against_decode_on_a_tiny_break(tmp_path:
     figures = measure(sizes=((320, 180),), seconds=0.2, directory=tmp_path)
     size = "320x180"
     assert figures[f"frames_{size}"] == 13  # 0.2 s at 60 fps, both ends included
-    for key in ("fps_decode_1core", "fps_1core", "fps_1core_wall", "fps_2cores_wall"):
-        assert figures[f"{key}_{size}"] > 0
+    keys = (
+        "fps_decode_1core",
+        "fps_1core",
+        "fps_1core_wall",
+        "fps_2cores",
+        "fps_2cores_decoder_process_wall",
+        "fps_2cores_decode_thread_wall",
+        "loop_ms_2cores",
+        "decoder_ms_2cores",
+    )
+    for key in keys:
+        assert figures[f"{key}_{size}"] > 0, key
     # The pipeline includes decode, so it costs more than decode alone.
     assert figures[f"cost_ratio_to_decode_{size}"] > 1
     assert figures[f"fps_1core_{size}"] < figures[f"fps_decode_1core_{size}"]
@@ -53,3 +63,28 @@ def test_the_timed_stages_change_nothing_the_loop_emits(tmp_path: Path) -> None:
     assert plain.stats.events > 0
     assert set(totals) >= {"detection", "tracking", "events", "shots"}
     assert all(seconds > 0 for seconds in totals.values())
+
+
+@pytest.mark.slow
+def test_a_decoding_process_hands_every_frame_over_in_order(tmp_path: Path) -> None:
+    recording = scenario_recording("scratch", (320, 180), seconds=0.6, directory=tmp_path)
+    apart: list[LiveUpdate] = []
+    rates = decoder_process(recording, apart.append)
+    assert rates["frames"] == recording.frames
+    calibration = recording.calibration()
+    together: list[LiveUpdate] = []
+    plain = LiveLoop(
+        calibration,
+        Referee.new("8-ball", ("A", "B"), calibration.table),
+        FakeClock(),
+        together.append,
+    )
+    for frame in recording.reader():
+        plain.process(frame)
+    plain.finish()
+    assert [u.event for u in apart] == [u.event for u in together]
+    assert any(u.event is not None for u in together)
+    assert rates["decoder_cpu_ms"] > 0 and rates["cpu_ms"] > 0
+    # The slower side sets the rate two cores sustain.
+    slower_ms = max(rates["decoder_cpu_ms"], rates["cpu_ms"])
+    assert rates["two_core_fps"] == pytest.approx(1000 / slower_ms)

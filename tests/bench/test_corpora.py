@@ -1,0 +1,68 @@
+"""The accuracy benchmarks' corpora: their selection, and their tallies merged over a pool."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from bench import pipeline, tracking
+from bench._recordings import recording_task
+from hardware.sim.scenarios import list_scenarios
+
+
+def test_the_full_run_scores_the_default_scenarios_and_all_adds_the_rest(monkeypatch) -> None:
+    monkeypatch.delenv("RAILBIRD_BENCH_ALL", raising=False)
+    single_shots = {s.name for s in list_scenarios() if s.kind != "game"} - {"lag"}
+    assert pipeline.corpus(quick=True) == pipeline.QUICK
+    assert pipeline.corpus(quick=False) == pipeline.DEFAULT
+    assert set(pipeline.DEFAULT) < single_shots
+    assert len(set(pipeline.DEFAULT)) == len(pipeline.DEFAULT)
+    assert set(pipeline.corpus(quick=False, every=True)) == single_shots
+    monkeypatch.setenv("RAILBIRD_BENCH_ALL", "1")
+    assert set(pipeline.corpus(quick=False)) == single_shots
+    assert pipeline.corpus(quick=True) == pipeline.QUICK  # --quick stays quick
+
+
+def test_tallies_add_up_count_by_count() -> None:
+    a = pipeline.Tally(shots_truth=2, first_right=1, cushion=[3, 1, 0], ball=[1, 0, 2])
+    a.per_rule.update({"3.20:right": 1})
+    a.wrong.append("a#0")
+    a.end_errors.append(0.1)
+    b = pipeline.Tally(shots_truth=3, first_right=3, cushion=[2, 0, 1], runs_with_swap=1)
+    b.per_rule.update({"3.20:right": 2, "5.8:missed": 1})
+    b.wrong.append("b#0")
+    b.end_errors.append(0.2)
+    a.add(b)
+    assert (a.shots_truth, a.first_right, a.runs_with_swap) == (5, 4, 1)
+    assert a.cushion == [5, 1, 1] and a.ball == [1, 0, 2]
+    assert a.per_rule == Counter({"3.20:right": 3, "5.8:missed": 1})
+    assert a.wrong == ["a#0", "b#0"] and a.end_errors == [0.1, 0.2]
+    assert b.shots_truth == 3  # the other is left as it was
+
+
+def test_a_recording_task_is_only_made_for_what_is_not_cached(tmp_path: Path) -> None:
+    task = recording_task("scratch", (320, 180), seconds=0.5, directory=tmp_path)
+    assert task is not None
+    name = task.label.removeprefix("recording ")
+    assert name.startswith("scratch-0-320x180-60fps")
+    assert task.cost > 0
+    (tmp_path / name).mkdir()
+    (tmp_path / name / "done").write_text("31\n")
+    assert recording_task("scratch", (320, 180), seconds=0.5, directory=tmp_path) is None
+
+
+@pytest.mark.slow
+def test_the_tracking_corpus_scores_the_same_in_a_pool_as_in_one_process(monkeypatch) -> None:
+    monkeypatch.setenv("RAILBIRD_BENCH_JOBS", "1")
+    kinds = tracking.vt_kinds()
+    first = kinds.index("scratch")  # two short shots: scratch and miss
+    assert [tracking.vt_shot(first + k, kinds)[0] for k in (0, 1)] == ["scratch", "miss"]
+    alone = tracking._virtual_table(2, first)
+    monkeypatch.setenv("RAILBIRD_BENCH_JOBS", "2")
+    pooled = tracking._virtual_table(2, first)
+    for figures in (alone, pooled):
+        figures.pop("cpu_s_per_run_median")
+    assert pooled == alone
+    assert alone["runs"] == 2 and alone["sensors"]["shots_truth"] == 2
