@@ -39,11 +39,11 @@ from rules.errors import RailbirdError
 from rules.table import Point
 from vision import circles, identity
 from vision.detections import BALL_ORDER, Detections, Polygon
-from vision.discs import disc_arrays
+from vision.discs import disc_stats
 from vision.foreign import ClothContrast
 from vision.found import FoundBall
-from vision.occluders import Leftover, LeftoverReader, occluder_area_mm2
-from vision.regions import Rect, changed_pixels, changed_rects, inside, merge, on, overlaps
+from vision.occluders import LeftoverReader, occluder_area_mm2
+from vision.regions import Rect, changed_pixels, changed_rects, inside, merge, on
 from vision.streaks import StreakReader, signed
 from vision.table_view import SCALE, TableView
 
@@ -150,7 +150,6 @@ class BallDetector:
         self._lost: list[tuple[np.ndarray, float, int]] = []
         """Where balls went unseen: full-resolution centre, radius, and the frame count then."""
         self._frames = 0
-        self._leftovers: list[Leftover] = []
         self._mask = np.zeros((h, w), dtype=np.uint8)
         self._weight = np.zeros((h, w), dtype=np.float32)
 
@@ -203,7 +202,6 @@ class BallDetector:
         if rects is None:
             log.warning("frame %d: the table's cloth is not visible; no balls reported", index)
             self._balls = []
-            self._leftovers = []
             self._previous = None
             return Detections.empty(index, time)
         for x0, y0, x1, y1 in rects:
@@ -245,12 +243,8 @@ class BallDetector:
                 self._weight,
             )
         ]
-        balls = self._leftover.covering(self._weight, kept + found)
-        left = self._leftovers_now(balls, rects, whole)
-        balls = self._leftover.unoccluded(balls, left, self._mask.shape)
-        streaks = [lo.streak for lo in left if lo.streak is not None]
-        occluded = tuple(p for lo in left for p in lo.polygons)
-        self._leftovers = left
+        balls, leftover = self._leftover.explain(self._mask, self._weight, kept + found)
+        balls, streaks, occluded = self._leftover.leftovers(leftover, self._weight, balls)
         balls = self._named(image, balls + streaks)
         self._remember_lost(balls)
         self._balls = [b for b in balls if b.blur_mm is None]
@@ -264,7 +258,7 @@ class BallDetector:
         resting beside one that rolled past)."""
         out = []
         for b in self._balls:
-            c = _working(b.centre_px)
+            c = self.view.to_working(b.centre_px)
             if any(inside(c, r) for r in rects):
                 reach = 1.3 * b.radius_px / SCALE
                 x0, y0 = max(int(c[0] - reach), 0), max(int(c[1] - reach), 0)
@@ -308,25 +302,6 @@ class BallDetector:
             )
         return out
 
-    def _leftovers_now(
-        self, balls: list[FoundBall], rects: list[Rect], whole: bool
-    ) -> list[Leftover]:
-        """This frame's streaks and occluders: read again inside the searched rectangles (each
-        grown over any previous one reaching into it, so none is read in part); elsewhere
-        nothing changed and the previous frame's stand."""
-        if whole:
-            return self._leftover.read(self._mask, self._weight, balls, (0, 0, *self.view.size))
-        regions, standing = merge(rects), list(self._leftovers)
-        while True:
-            reaching = [lo for lo in standing if any(overlaps(lo.rect, r) for r in regions)]
-            if not reaching:
-                break
-            standing = [lo for lo in standing if lo not in reaching]
-            regions = merge(regions + [lo.rect for lo in reaching])
-        for region in regions:
-            standing += self._leftover.read(self._mask, self._weight, balls, region)
-        return standing
-
     def _occupied(self, small: np.ndarray) -> list[Rect] | None:
         """Working-grid rectangles around everything that is not cloth, found on a quarter-
         resolution copy, and around the pockets' mouths; None when no cloth is seen."""
@@ -355,7 +330,6 @@ class BallDetector:
         self._previous = None
         self._balls = []
         self._lost = []
-        self._leftovers = []
 
     def _pockets(self) -> list[Rect]:
         """Working-grid rectangles around the pockets' mouths, where a ball may sit off the
@@ -463,11 +437,7 @@ class BallDetector:
         expected = [r for _, r in candidates]
         found: list[FoundBall] = []
         fits = circles.fit_circles(
-            image,
-            np.array(starts),
-            np.array(expected),
-            allowed=self.view.outline,
-            clear=self.view.outline_clear,
+            image, np.array(starts), np.array(expected), allowed=self.view.outline
         )
         for start, fit in zip(starts, fits, strict=True):
             r = fit.expected
@@ -502,16 +472,16 @@ class BallDetector:
         fresh = [i for i, b in enumerate(balls) if b.like is None]
         if not fresh:
             return balls
-        disc, ring, band = disc_arrays(
+        stats = disc_stats(
             image,
             np.array([balls[i].centre_px for i in fresh]),
             np.array([balls[i].radius_px for i in fresh]),
             self.colours.cloth_lab,
         )
-        like = identity.likelihoods_of(disc, self.colours, ring, band)
         out = list(balls)
-        for row, i in enumerate(fresh):
-            out[i] = dataclasses.replace(balls[i], like=like[row])
+        for i, (disc, ring, band) in zip(fresh, stats, strict=True):
+            like = identity.likelihoods(disc, self.colours, ring, band)
+            out[i] = dataclasses.replace(balls[i], like=like)
         return out
 
     def _detections(
@@ -523,7 +493,9 @@ class BallDetector:
     ) -> Detections:
         if not balls:
             return Detections.empty(index, time, occluded)
-        positions = self.view.ball_xy(np.array([b.centre_px for b in balls]))
+        camera = self.calibration.camera
+        centres = np.array([b.centre_px for b in balls])
+        positions = camera.to_table(centres, BALL_RADIUS_MM)
         mm_per_px = np.array([BALL_RADIUS_MM / b.radius_px for b in balls])
         residual = np.array([min(b.residual, 3.0) for b in balls])
         support = np.array([b.support for b in balls])
