@@ -232,3 +232,18 @@ def test_a_ball_creeping_into_a_cushion_rebounds_off_it_rule_3_20() -> None:
         found = run(render(sim, seed, sigma=0.8), sim.signals).of_kind(EventKind.BALL_CUSHION)
         assert [(e.ball, e.cushion) for e in found] == [(BallId.SEVEN, CushionId.RIGHT_HEAD)]
         assert found[0].time == pytest.approx(truth[0].time, abs=2 / 30)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_slow_ball_glancing_off_a_cushion_touched_it_rule_3_19(seed: int) -> None:
+    # 160 mm/s along the cushion, 60 mm/s into it: four frames a side cannot measure that turn.
+    r = TABLE.ball_diameter / 2
+    sim = simulate(
+        {"cue": (500.0, -(TABLE.width / 2 - r - 15.0)), "8": (900.0, 300.0)},
+        (160.0, -60.0),
+        decel=60.0,
+    )
+    truth = sim.of_kind(EventKind.BALL_CUSHION)
+    assert len(truth) == 1
+    found = run(render(sim, seed, sigma=0.7), sim.signals).of_kind(EventKind.BALL_CUSHION)
+    assert matched(truth, found, 2 * FRAME) == (1, 0, 0)
