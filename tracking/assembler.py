@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -105,10 +106,15 @@ class ShotAssembler:
             self._watch(frame)
         return done
 
-    def finish(self) -> list[Shot]:
-        """Close a shot still open when the input ends (its end_time stays None)."""
+    def finish(self, events: Sequence[ShotEvent] = ()) -> list[Shot]:
+        """Close a shot still open when the input ends, with the segmenter's last events
+        (`Segmenter.finish`): ended when they say all balls rest, else its end_time stays None."""
         if self._open is None or not self._recent:
             return []
+        for event in sorted(events, key=lambda e: e.time):
+            self._open.events.append(event)
+            if event.kind is EventKind.ALL_AT_REST:
+                return [self._close(event.time, self._recent[-1])]
         return [self._close(None, self._recent[-1])]
 
     # -- shot lifecycle -------------------------------------------------------------------------

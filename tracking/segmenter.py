@@ -955,7 +955,14 @@ class Segmenter:
                     return True
         return False
 
-    def _rest(self, frame: TrackFrame) -> list[ShotEvent]:
+    def finish(self) -> list[ShotEvent]:
+        """The input ended: a shot whose balls all rest ends now. No more frames will come for
+        the long-window rebound test, so the shot does not wait for it."""
+        if not self._frames:
+            return []
+        return self._rest(self._frames[-1], final=True)
+
+    def _rest(self, frame: TrackFrame, final: bool = False) -> list[ShotEvent]:
         if not self._in_shot:
             return []
         events = []
@@ -979,7 +986,7 @@ class Segmenter:
             and not any(
                 s is BallStatus.HIDDEN and frame.moving[i] for i, s in enumerate(frame.status)
             )
-            and not self._slow_rebound_pending()
+            and (final or not self._slow_rebound_pending())
         ):
             times = frame.rest_since[on & resting]
             latest = max(self._strike_time, self._last_departure)
