@@ -167,7 +167,9 @@ def track_shots(
             frames.append(frame)
         events += found
         shots += assembler.update(frame, found)
-    shots += assembler.finish()
+    final = segmenter.finish()
+    events += final
+    shots += assembler.finish(final)
     return shots, events
 
 

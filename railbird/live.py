@@ -229,8 +229,13 @@ class LiveLoop:
         self._on_update(LiveUpdate(now, now))
 
     def finish(self) -> None:
-        """The source ended: judge the shot still open, if any."""
-        for shot in self._assembler.finish():
+        """The source ended: judge the shot still open, if any (ended if its balls all rest)."""
+        events = self._segmenter.finish()
+        now = self._clock.now()
+        for event in events:
+            self.stats.events += 1
+            self._on_update(LiveUpdate(now, now, event=event))
+        for shot in self._assembler.finish(events):
             self._judge(shot, self._last_frame)
 
     def _new_table(self) -> None:

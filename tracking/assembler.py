@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -47,13 +48,14 @@ class AssemblerConfig:
     Attributes:
         frozen_gap_mm: A gap (ball-cushion or ball-ball) at or under this is frozen (3.38):
             rest positions are averaged over many frames, so a few mm is within measurement.
-        jump_growth: Apparent radius growth above which the cue ball is called airborne.
+        jump_frames: Frames the cue ball must be seen in the air to be called airborne (one
+            big detection is noise).
         push_window_s: How long after the strike the cue ball's speed is watched for a push.
         double_hit_window_s: How long after the strike the cue ball's forward travel is watched.
     """
 
     frozen_gap_mm: float = 3.0
-    jump_growth: float = 1.08
+    jump_frames: int = 2
     push_window_s: float = 0.3
     double_hit_window_s: float = 0.5
 
@@ -66,7 +68,7 @@ class _OpenShot:
     cue_path: list[tuple[float, np.ndarray, float]] = field(default_factory=list)
     overlaps: set[BallId] = field(default_factory=set)
     ball_in_hand: bool = False
-    rest_radius_px: float = math.nan
+    airborne_frames: int = 0
 
 
 class ShotAssembler:
@@ -82,7 +84,6 @@ class ShotAssembler:
         self._open: _OpenShot | None = None
         self._between: list[ShotEvent] = []
         self._ball_in_hand = True
-        self._cue_radius: deque[float] = deque(maxlen=30)
 
     def update(self, frame: TrackFrame, events: list[ShotEvent]) -> list[Shot]:
         """Fold one frame and the events the segmenter decided with it; return finished shots."""
@@ -103,14 +104,17 @@ class ShotAssembler:
                     done.append(self._close(event.time, frame))
         if self._open is not None:
             self._watch(frame)
-        elif frame.seen[CUE_ROW] and not math.isnan(frame.radius_px[CUE_ROW]):
-            self._cue_radius.append(float(frame.radius_px[CUE_ROW]))
         return done
 
-    def finish(self) -> list[Shot]:
-        """Close a shot still open when the input ends (its end_time stays None)."""
+    def finish(self, events: Sequence[ShotEvent] = ()) -> list[Shot]:
+        """Close a shot still open when the input ends, with the segmenter's last events
+        (`Segmenter.finish`): ended when they say all balls rest, else its end_time stays None."""
         if self._open is None or not self._recent:
             return []
+        for event in sorted(events, key=lambda e: e.time):
+            self._open.events.append(event)
+            if event.kind is EventKind.ALL_AT_REST:
+                return [self._close(event.time, self._recent[-1])]
         return [self._close(None, self._recent[-1])]
 
     # -- shot lifecycle -------------------------------------------------------------------------
@@ -118,13 +122,8 @@ class ShotAssembler:
     def _start(self, strike: ShotEvent) -> None:
         before = [f for f in self._recent if f.time <= strike.time]
         at_strike = before[-1] if before else self._recent[0]
-        radius = float(np.median(self._cue_radius)) if self._cue_radius else math.nan
         self._open = _OpenShot(
-            strike,
-            at_strike,
-            [*self._between, strike],
-            ball_in_hand=self._ball_in_hand,
-            rest_radius_px=radius,
+            strike, at_strike, [*self._between, strike], ball_in_hand=self._ball_in_hand
         )
         self._between = []
         for f in self._recent:
@@ -140,10 +139,13 @@ class ShotAssembler:
         if not frame.seen[CUE_ROW]:
             return
         cue = frame.measured[CUE_ROW].copy()
-        shot.cue_path.append((frame.time, cue, float(frame.radius_px[CUE_ROW])))
+        last = shot.cue_path[-1][1] if shot.cue_path else cue
+        shot.cue_path.append((frame.time, cue, float(frame.growth[CUE_ROW])))
+        shot.airborne_frames += bool(frame.airborne[CUE_ROW])
         on = frame.on_table.copy()
         on[CUE_ROW] = False
-        gaps = np.hypot(*(frame.positions[on] - cue).T)
+        # Over the whole step since the cue ball was last seen: in the air it may go unseen.
+        gaps = _segment_gaps(last, cue, frame.positions[on])
         for row, gap in zip(np.flatnonzero(on), gaps, strict=True):
             if gap < 0.8 * self.table.ball_diameter:
                 shot.overlaps.add(BALLS[row])
@@ -151,7 +153,6 @@ class ShotAssembler:
     def _close(self, end_time: float | None, frame: TrackFrame) -> Shot:
         shot = self._open
         self._open = None
-        self._cue_radius.clear()
         at_strike = _layout(shot.at_strike)
         events = tuple(sorted(shot.events, key=lambda e: e.time))
         record = Shot(
@@ -229,6 +230,8 @@ class ShotAssembler:
         horizon = shot.strike.time + self.config.double_hit_window_s
         travel = [float((p - start) @ direction) for t, p, _ in shot.cue_path if t <= horizon]
         after = max(0.0, max(travel, default=0.0) - max(gap, 0.0))
+        # Travel toward the ball also comes from follow on a clean stroke: on real frames the
+        # measure alone cannot tell the two apart, so it is evidence for review, not a call.
         return DoubleHitEvidence(ball, max(gap, 0.0), after, confidence=0.7)
 
     def _push(self, shot: _OpenShot) -> PushEvidence | None:
@@ -254,18 +257,16 @@ class ShotAssembler:
         return PushEvidence(acceleration, confidence=0.6)
 
     def _jump(self, shot: _OpenShot, events: tuple[ShotEvent, ...]) -> JumpEvidence | None:
-        radii = [r for _, _, r in shot.cue_path if not math.isnan(r)]
-        growth = 1.0
-        if radii and not math.isnan(shot.rest_radius_px) and shot.rest_radius_px > 0:
-            growth = max(radii) / shot.rest_radius_px
+        growths = [g for _, _, g in shot.cue_path if not math.isnan(g)]
+        growth = max(growths, default=1.0)
         touched = {
             e.other(BallId.CUE)
             for e in events
             if e.kind is EventKind.BALL_BALL and BallId.CUE in e.balls
         }
         passed = tuple(sorted(shot.overlaps - touched, key=lambda b: b.number))
-        airborne = growth > self.config.jump_growth or bool(passed)
-        return JumpEvidence(airborne, growth, passed, confidence=0.7 if radii else 0.3)
+        airborne = shot.airborne_frames >= self.config.jump_frames or bool(passed)
+        return JumpEvidence(airborne, growth, passed, confidence=0.7 if growths else 0.3)
 
     def _placement(self, shot: _OpenShot, layout: Layout) -> Placement | None:
         cue = layout.get(BallId.CUE)
@@ -282,6 +283,14 @@ class ShotAssembler:
             cue[0] - self.table.head_string_x,
             tuple(dict.fromkeys(touched)),
         )
+
+
+def _segment_gaps(a: np.ndarray, b: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Distance from each point to the segment a-b."""
+    ab = b - a
+    length2 = float(ab @ ab)
+    s = np.zeros(len(points)) if length2 < 1e-9 else np.clip((points - a) @ ab / length2, 0, 1)
+    return np.hypot(*(points - (a + s[:, None] * ab)).T)
 
 
 def _layout(frame: TrackFrame) -> Layout:

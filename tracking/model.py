@@ -69,6 +69,10 @@ class TrackerConfig:
             `signal_window` before it calls a ball pocketed, and does so with lower confidence.
         respawn_after: A pocketed or off-table ball seen again (re-spotted) after this long (s)
             gets its track back.
+        airborne_growth: A ball whose apparent radius is this much over its radius on the cloth
+            is off the cloth (nearer the camera): it can pass over other balls. Passing over a
+            ball needs the centre 3 radii up, 1.023x seen from 2.6 m; the detector's radius
+            wanders a few percent where balls touch, so only clearly bigger counts.
     """
 
     max_speed: float = 12000.0
@@ -85,6 +89,7 @@ class TrackerConfig:
     vision_pocket_delay: float = 0.15
     sensors: bool = True
     respawn_after: float = 2.0
+    airborne_growth: float = 1.03
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +119,21 @@ class Departure:
     rested_for: float = 0.0
 
 
+@dataclass(frozen=True, slots=True)
+class Displacement:
+    """A resting ball found moved after something hid it (a hand, rule 3.22 / 3.21).
+
+    Attributes:
+        ball: Which ball.
+        time: Middle of the span it may have moved in.
+        time_uncertainty: Half that span.
+    """
+
+    ball: BallId
+    time: float
+    time_uncertainty: float
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class TrackFrame:
     """Every ball's state at one frame time: 16 rows in `BALLS` order.
@@ -131,6 +151,11 @@ class TrackFrame:
         measured: (16, 2) the matched detection's position this frame (nan when unseen).
         measured_sigma: (16,) that detection's position sigma, mm (nan when unseen).
         departures: Balls that left play in this frame.
+        growth: (16,) the matched detection's radius over the ball's radius on the cloth (nan
+            when unseen).
+        airborne: (16,) True where that growth is over `TrackerConfig.airborne_growth`: the
+            ball is in the air (it can pass over balls without touching them).
+        displaced: Resting balls found, in this frame, moved while they were out of sight.
     """
 
     frame: int
@@ -145,6 +170,9 @@ class TrackFrame:
     measured: np.ndarray = field(repr=False)
     measured_sigma: np.ndarray = field(repr=False)
     departures: tuple[Departure, ...] = ()
+    growth: np.ndarray | None = field(default=None, repr=False)
+    airborne: np.ndarray | None = field(default=None, repr=False)
+    displaced: tuple[Displacement, ...] = ()
     _on_table: np.ndarray = field(init=False, repr=False)
     _moving: np.ndarray = field(init=False, repr=False)
 
@@ -162,6 +190,14 @@ class TrackFrame:
         ):
             a = getattr(self, name)
             if a.shape[0] != len(BALLS):
+                raise ValueError(f"track frame {self.frame}: {name} has {a.shape[0]} rows")
+            a.setflags(write=False)
+        for name, empty in (("growth", np.nan), ("airborne", False)):
+            a = getattr(self, name)
+            if a is None:
+                a = np.full(len(BALLS), empty)
+                object.__setattr__(self, name, a)
+            elif a.shape[0] != len(BALLS):
                 raise ValueError(f"track frame {self.frame}: {name} has {a.shape[0]} rows")
             a.setflags(write=False)
         on = np.array([s.on_table for s in self.status])

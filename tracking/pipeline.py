@@ -47,23 +47,30 @@ def track(
 
 def segment(
     table: TableSpec, frames: Iterable[TrackFrame], config: SegmenterConfig | None = None
-) -> Iterator[tuple[TrackFrame, list[ShotEvent]]]:
-    """Run the segmenter over track frames; yield each frame with its events."""
+) -> Iterator[tuple[TrackFrame | None, list[ShotEvent]]]:
+    """Run the segmenter over track frames; yield each frame with its events, then ``None``
+    with the events the end of the input decides (`Segmenter.finish`: a shot at rest ends)."""
     segmenter = Segmenter(table, config)
     for frame in frames:
         yield frame, segmenter.update(frame)
+    yield None, segmenter.finish()
 
 
 def assemble(
     table: TableSpec,
-    pairs: Iterable[tuple[TrackFrame, list[ShotEvent]]],
+    pairs: Iterable[tuple[TrackFrame | None, list[ShotEvent]]],
     config: AssemblerConfig | None = None,
 ) -> Iterator[Shot]:
-    """Run the assembler; yield each shot when it ends (and an unfinished last one)."""
+    """Run the assembler over `segment`'s pairs; yield each shot when it ends (and the last
+    one when the input does, unfinished unless its balls rest)."""
     assembler = ShotAssembler(table, config)
+    final: list[ShotEvent] = []
     for frame, events in pairs:
+        if frame is None:
+            final = events
+            break
         yield from assembler.update(frame, events)
-    yield from assembler.finish()
+    yield from assembler.finish(final)
 
 
 def shots(

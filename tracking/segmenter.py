@@ -16,6 +16,7 @@ ball is still, and the event's time is when the last ball stopped.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import deque
 from dataclasses import dataclass
@@ -37,6 +38,16 @@ _GAP_K = 4
 them closed and opened: one frame's velocity is too noisy to tell a contact from two balls
 rolling on together after the break, touching."""
 
+_SLOW_K = 12
+"""Frames each side for a slow ball's rebound: at a few hundred mm/s its normal velocity is tens
+of mm/s, which four frames of 0.7 mm noise cannot measure (20 mm/s); twelve can (3.5 mm/s)."""
+
+_SLOW_SPEED = 400.0
+"""Balls slower than this (mm/s) at the centre frame are also judged on the long window."""
+
+_SLOW_MIN_TURN = 40.0
+"""Smallest normal-velocity turn (mm/s) counted as a rebound on the long window."""
+
 _REACH_MM = 120.0
 """How far from a nose a sampled centre may be at a rebound between frames (a 7 m/s ball at
 60 fps); the fitted lines then decide whether it touched."""
@@ -44,6 +55,14 @@ _REACH_MM = 120.0
 _SIGMA_CAP = 8.0
 """The largest position sigma (mm) `_cushion_event` allows a sample to sit off its closest
 approach by (it uses 2 sigma); the pre-check uses it so it never skips what the test keeps."""
+
+_AFTER_STRIKE_S = 2e-4
+"""How long after the strike a ball (nearly) frozen to the cue ball is touched: the cue ball
+covers a fraction of a millimetre first."""
+
+_RESTART_S = 0.5
+"""A cue ball leaving rest this soon after it stopped, in a shot still going on, was never still:
+players do not strike a ball that has just stopped rolling."""
 
 SETTLE_REST_S = 5.0
 """A ball that drops after resting this long dropped on its own (second rule 3.21)."""
@@ -112,7 +131,7 @@ class Segmenter:
     def __init__(self, table: TableSpec, config: SegmenterConfig | None = None) -> None:
         self.table = table
         self.config = config or SegmenterConfig()
-        self._frames: deque[TrackFrame] = deque(maxlen=2 * max(_CUSHION_K, _GAP_K) + 1)
+        self._frames: deque[TrackFrame] = deque(maxlen=2 * max(_CUSHION_K, _GAP_K, _SLOW_K) + 1)
         self._pending: list[_Pending] = []
         self._ready: list[ShotEvent] = []
         self._contact_times: list[tuple[float, tuple[int, int]]] = []
@@ -129,6 +148,7 @@ class Segmenter:
         self._cushion_last: dict[tuple[int, object], float] = {}
         self._in_pocket: dict[int, object] = {}
         self._rest_reported: set[int] = set()
+        self._disturbed_last: dict[int, float] = {}
         self._strike_time = -math.inf
         self._last_departure = -math.inf
         self._d = table.ball_diameter
@@ -145,10 +165,17 @@ class Segmenter:
         self._frames.append(frame)
         events: list[ShotEvent] = []
         events += self._departures(frame)
+        events += self._displaced(frame)
         if len(self._frames) >= 3:
             f0, f1, f2 = self._frames[-3], self._frames[-2], self._frames[-1]
             contacts = self._ball_contacts(f0, f1, f2)
-            events += self._starts(f0, f1, f2, contacts)
+            starts = self._starts(f0, f1, f2, contacts)
+            # Contacts are emitted once decided (`_confirmed`): the ones the strike moves are
+            # replaced there.
+            timed = self._after_strike(contacts, starts, f0)
+            moved = dict(zip(map(id, contacts), timed, strict=True))
+            self._ready = [moved.get(id(e), e) for e in self._ready]
+            events += starts
         events += self._confirmed()
         events += self._cushion_contacts()
         if len(self._frames) >= 3:
@@ -575,6 +602,10 @@ class Segmenter:
         # A ball set moving by a contact was hit by a ball that was already moving (or by the
         # cue ball, once it is struck in this very interval).
         moving_before = {BALLS[r] for r in np.flatnonzero(f0.moving)}
+        if CUE_ROW in started and self._creeping_since_strike(f0):
+            # Struck through a ball frozen to it, the cue ball follows at a crawl the tracker
+            # takes for rest; its start now is that strike's, not a new one.
+            started.remove(CUE_ROW)
         if CUE_ROW in started and BallId.CUE not in self._explained(
             contacts, moving_before, f0, f1
         ):
@@ -612,7 +643,12 @@ class Segmenter:
                     )
                     self._pair_last[(CUE_ROW, r)] = t
                 events.append(self._strike(t, unc, f0))
-            elif self._clear_of_others(r, f0) and not self._vision_jump(r, f0, f1, f2):
+            elif (
+                self._clear_of_others(r, f0)
+                and not self._vision_jump(r, f0, f1, f2)
+                and t - self._disturbed_last.get(r, -math.inf) >= 1.0
+            ):
+                self._disturbed_last[r] = t
                 events.append(
                     ShotEvent(
                         EventKind.BALL_DISTURBED,
@@ -623,6 +659,35 @@ class Segmenter:
                     )
                 )
         return events
+
+    def _after_strike(
+        self, contacts: list[ShotEvent], starts: list[ShotEvent], f0: TrackFrame
+    ) -> list[ShotEvent]:
+        """A contact with a ball frozen or nearly frozen to the cue ball, solved at (or a
+        rounding before) the strike found in the same interval, moved just after it: the cue ball
+        touches that ball only once struck, and the strike itself never counts as a contact
+        (rule 3.18)."""
+        strikes = [e.time for e in starts if e.kind is EventKind.CUE_STRIKE]
+        if not strikes:
+            return contacts
+        strike = strikes[0]
+        out = []
+        for e in contacts:
+            if BallId.CUE in e.balls and e.time <= strike:
+                other = f0.row(e.other(BallId.CUE))
+                if self._frozen_to_cue(other, f0):
+                    e = dataclasses.replace(e, time=strike + _AFTER_STRIKE_S)
+            out.append(e)
+        return out
+
+    def _creeping_since_strike(self, f0: TrackFrame) -> bool:
+        """True when the cue ball, in the shot still going on, never truly stopped: not seen to
+        leave rest since before the strike (it crawled after a ball frozen to it), or at rest
+        only a moment (a slow rebound or a crawl fooled the rest test)."""
+        rest_since = float(f0.rest_since[CUE_ROW])
+        return self._in_shot and (
+            rest_since <= self._strike_time or f0.time - rest_since < _RESTART_S
+        )
 
     def _explained(self, contacts, moving_before, f0, f1) -> set[BallId]:
         """Balls whose start a contact with an already moving ball explains."""
@@ -693,6 +758,28 @@ class Segmenter:
         d = np.hypot(*(f0.positions[others] - p).T)
         return bool(np.all(d > self._d + self.config.disturb_clearance_mm))
 
+    def _displaced(self, frame: TrackFrame) -> list[ShotEvent]:
+        """Resting balls the tracker found moved while out of sight (a hand over them): with
+        no ball rolling to explain it, touched (rules 3.21, 3.22)."""
+        events = []
+        for d in frame.displaced:
+            r = frame.row(d.ball)
+            others = frame.moving.copy()
+            others[r] = False
+            if others.any() or d.time - self._disturbed_last.get(r, -math.inf) < 1.0:
+                continue
+            self._disturbed_last[r] = d.time
+            events.append(
+                ShotEvent(
+                    EventKind.BALL_DISTURBED,
+                    d.time,
+                    (d.ball,),
+                    confidence=0.7,
+                    time_uncertainty=d.time_uncertainty,
+                )
+            )
+        return events
+
     # -- cushions -------------------------------------------------------------------------------
 
     def _cushion_contacts(self) -> list[ShotEvent]:
@@ -704,7 +791,11 @@ class Segmenter:
         the cushion to out of it. The time is where the incoming and outgoing lines, carried on,
         put the centre one radius from the nose; their disagreement is the uncertainty.
         """
-        k = _CUSHION_K
+        events = self._rebounds_seen(_CUSHION_K, self.config.min_rebound_mm_s)
+        return events + self._rebounds_seen(_SLOW_K, _SLOW_MIN_TURN, slow=True)
+
+    def _rebounds_seen(self, k: int, min_turn: float, slow: bool = False) -> list[ShotEvent]:
+        """Rebounds at the frame ``k`` back from the newest, from ``k`` frames each side."""
         if len(self._frames) < 2 * k + 1:
             return []
         window = list(self._frames)[-(2 * k + 1) :]
@@ -713,6 +804,8 @@ class Segmenter:
         for f in window:
             live &= f.on_table
         live &= centre.moving | window[k - 1].moving | window[k + 1].moving
+        if slow:
+            live &= np.hypot(*centre.velocities.T) < _SLOW_SPEED
         if not live.any():
             return []
         seen = np.array([f.seen for f in window])  # (2k+1, 16)
@@ -734,7 +827,7 @@ class Segmenter:
         events = []
         for i in np.flatnonzero(candidates):
             r, pts = rows[i], pts_all[:, i]
-            event = self._cushion_event(int(r), window, pts, seen[:, r])
+            event = self._cushion_event(int(r), window, pts, seen[:, r], min_turn)
             if event is None:
                 continue
             # One rebound per cushion is seen from several centre frames; a corner is two.
@@ -746,9 +839,9 @@ class Segmenter:
         return events
 
     def _cushion_event(
-        self, r: int, window: list[TrackFrame], pts: np.ndarray, seen: np.ndarray
+        self, r: int, window: list[TrackFrame], pts: np.ndarray, seen: np.ndarray, min_turn: float
     ) -> ShotEvent | None:
-        k = _CUSHION_K
+        k = len(window) // 2
         rad, tol = self._d / 2, self.config.touch_tolerance_mm
         times = np.array([f.time for f in window])
         sigmas = np.array([f.measured_sigma[r] for f in window])
@@ -770,7 +863,7 @@ class Segmenter:
             vn_in, noise_in = _slope(times[before], dist[before], sigma)
             vn_out, noise_out = _slope(times[after], dist[after], sigma)
             noise = math.hypot(noise_in, noise_out)
-            turn = max(self.config.min_rebound_mm_s, self.config.noise_sigmas * noise)
+            turn = max(min_turn, self.config.noise_sigmas * noise)
             if vn_in >= -0.5 * turn or vn_out <= 0.25 * turn or vn_out - vn_in < turn:
                 continue
             # When the centre was one radius from the nose, by each fitted line carried on.
@@ -848,7 +941,28 @@ class Segmenter:
                 )
         return events
 
-    def _rest(self, frame: TrackFrame) -> list[ShotEvent]:
+    def _slow_rebound_pending(self) -> bool:
+        """True while a frame the long-window rebound test has still to judge shows a slow ball
+        moving within reach of a cushion line."""
+        reach = self._d / 2 + self.config.touch_tolerance_mm + _REACH_MM
+        half = np.array([self._geo.hx, self._geo.hy])
+        for f in list(self._frames)[-_SLOW_K - 1 :]:
+            rows = f.moving & f.on_table
+            if rows.any():
+                p = f.positions[rows]
+                gap = np.minimum(half - p, half + p)
+                if np.any(gap <= reach):
+                    return True
+        return False
+
+    def finish(self) -> list[ShotEvent]:
+        """The input ended: a shot whose balls all rest ends now. No more frames will come for
+        the long-window rebound test, so the shot does not wait for it."""
+        if not self._frames:
+            return []
+        return self._rest(self._frames[-1], final=True)
+
+    def _rest(self, frame: TrackFrame, final: bool = False) -> list[ShotEvent]:
         if not self._in_shot:
             return []
         events = []
@@ -865,8 +979,14 @@ class Segmenter:
                         time_uncertainty=0.1,
                     )
                 )
-        if np.all(resting[on]) and not any(
-            s is BallStatus.HIDDEN and frame.moving[i] for i, s in enumerate(frame.status)
+        # A slow rebound is judged _SLOW_K frames late: the shot stays open until that is done
+        # for any ball that was moving near a cushion.
+        if (
+            np.all(resting[on])
+            and not any(
+                s is BallStatus.HIDDEN and frame.moving[i] for i, s in enumerate(frame.status)
+            )
+            and (final or not self._slow_rebound_pending())
         ):
             times = frame.rest_since[on & resting]
             latest = max(self._strike_time, self._last_departure)

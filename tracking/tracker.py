@@ -23,7 +23,14 @@ from rules.signals import PocketSignal
 from rules.table import PocketId
 from tracking.associate import assign, identity_cost
 from tracking.geometry import TableCache
-from tracking.model import BALLS, BallStatus, Departure, TrackerConfig, TrackFrame
+from tracking.model import (
+    BALLS,
+    BallStatus,
+    Departure,
+    Displacement,
+    TrackerConfig,
+    TrackFrame,
+)
 from tracking.motion import BallFilter
 from vision.detections import Detections
 
@@ -40,6 +47,24 @@ it may move to a detection elsewhere that vision names as it."""
 _LOST_MOVING_S = 2.0
 """A moving ball unseen this long (s) is taken to have stopped: a ball rolling at 2 m/s on the
 cloth stops within about two seconds, and an arm rarely hides one longer."""
+_GHOST_SIGHTINGS = 3
+"""A ball adopted from fewer sightings than this ..."""
+_GHOST_GAP_S = 0.1
+"""... and then unseen this long (s) was a ghost: it is forgotten."""
+_DISPLACED_FRAMES = 20
+"""Frames a resting ball is watched after it was hidden before its spot is compared."""
+_DISPLACED_MM = 3.0
+"""A rest spot this far from where the ball lay before it was hidden: it was moved. Rest spots
+are averages of many detections; vision's fixed error on a still ball is about 1 mm."""
+_DISPLACED_HIDDEN_S = 0.15
+"""... after being out of sight at least this long (a hand; not a missed detection)."""
+_OVERLAP_D = 0.8
+"""A detection nearer than this many ball widths to a ball overlaps it (touching balls, a rack,
+sit a width apart, noise and all)."""
+_SAME_SPOT_MM = 8.0
+"""... and farther than this (several sigma) is not on its spot."""
+_RADIUS_FOLLOW = 0.1
+"""How fast a ball's radius on the cloth follows its detections (an exponential average)."""
 _POCKET_REACH_D = 1.5
 """A pocket signal is matched to a ball whose centre was within this many diameters of the
 pocket's mouth when it was last seen."""
@@ -58,8 +83,16 @@ class _Track:
     pending_start: int = 0
     gone_at: float = -math.inf
     radius_px: float = math.nan
-    entered: PocketId | None = None
+    ground_radius: float = math.nan
     sightings: int = 0
+    anchor: np.ndarray | None = None
+    hidden_at: float = math.nan
+    reseen_at: float = math.nan
+    reseen: list = field(default_factory=list)
+    adopted_from: BallStatus = BallStatus.UNSEEN
+    entered: PocketId | None = None
+    seen_count: int = 0
+    """Sightings since the track was (re)started: under `_CONFIRM_SIGHTINGS` it is tentative."""
     history: deque = field(default_factory=lambda: deque(maxlen=64))
 
 
@@ -90,6 +123,7 @@ class Tracker:
         self.config = config or TrackerConfig()
         self._tracks = [_Track() for _ in BALLS]
         self._time: float | None = None
+        self._time_first: float | None = None
         self._pending: list[_Pending] = []
         self._radius = table.ball_diameter / 2
         self._geo = TableCache(table)
@@ -103,11 +137,14 @@ class Tracker:
             ValueError: when frames go back in time.
         """
         t = detections.time
+        if self._time_first is None and len(detections):
+            self._time_first = t
         if self._time is not None and t < self._time:
             raise ValueError(f"frame {detections.frame}: time {t} is before the last frame")
         dt = 0.0 if self._time is None else t - self._time
         self._time = t
         self._pending.extend(_Pending(s, t) for s in signals)
+        self._displaced: list[Displacement] = []
         self._predict(dt)
         matches = self._associate(detections, dt)
         for row, col in matches.items():
@@ -149,12 +186,15 @@ class Tracker:
                 sigma = track.kf.position_sigma
                 since = max(dt, t - track.last_seen)
                 g = self.config.max_speed * since + 4 * (sigma + track.last_sigma) + 10.0
+                if track.entered is not None and track.status is BallStatus.HIDDEN:
+                    # Lost inside a pocket opening: it can only come back out of that opening.
+                    g = min(g, _POCKET_REACH_D * self.table.ball_diameter)
                 rows.append(row)
                 predicted.append(track.kf.position)
                 variance.append(sigma**2)
                 gate.append(g)
                 miss.append(_MISS_COST + math.log(sigma**2 + track.last_sigma**2) * 0.5)
-                tentative.append(not rolling and track.sightings < _CONFIRM_SIGHTINGS)
+                tentative.append(not rolling and track.seen_count < _CONFIRM_SIGHTINGS)
             elif not rolling and (
                 track.status is BallStatus.UNSEEN or t - track.gone_at >= self.config.respawn_after
             ):
@@ -170,9 +210,11 @@ class Tracker:
         # A new or re-spotted ball needs its identity from vision, not just a free detection.
         p_id = detections.identity
         # Balls come onto the table by hand, onto the cloth: a ball seen in a pocket's opening
-        # (a pocketed one sinking, darkened) is never a new ball.
+        # (a pocketed one sinking, darkened) is never a new ball, except one hanging in the jaws
+        # when the table is first seen.
+        first = t == self._time_first
         in_pocket = np.array(
-            [self._geo.pocket_at(x, y) is not None for x, y in detections.positions], dtype=bool
+            [self._dropped(x, y, first) for x, y in detections.positions], dtype=bool
         )
         elsewhere = None
         if any(tentative):
@@ -181,11 +223,12 @@ class Tracker:
                 row = rows[i]
                 strong = (p_id[:, row] >= _NEW_ID) & ~in_pocket
                 elsewhere[i, strong] = _FREE_POSITION_COST + id_cost[row, strong]
+        moved = self._moved_ball(detections.positions)
         for row in rows:
             status = self._tracks[row].status
             if not status.on_table:
                 need = _NEW_ID if status is BallStatus.UNSEEN else _RESPAWN_ID
-                weak = (p_id[:, row] < need) | in_pocket
+                weak = (p_id[:, row] < need) | in_pocket | moved
                 if np.count_nonzero(~weak) > 1:
                     # Two detections named as one new ball: each ball exists once, so one is
                     # misnamed; wait for a frame that says which.
@@ -210,16 +253,44 @@ class Tracker:
                 # Its first sightings were another ball's: start it again where it is.
                 log.debug("%s: tentative track moved to a detection named as it", BALLS[rows[i]])
                 track.status = BallStatus.UNSEEN
-        return self._keep_order(matched, detections.positions)
+        return self._keep_order(matched, detections.positions, detections.radius_px)
 
-    def _keep_order(self, matched: dict[int, int], z: np.ndarray) -> dict[int, int]:
-        """Balls cannot pass through each other: when two balls close together, one of them
-        moving, come out of the assignment in swapped order along the line between them, swap
-        them back. Without this, look-alike balls trade ids whenever their predictions cross."""
+    def _dropped(self, x: float, y: float, first: bool) -> bool:
+        """True for a detection inside a pocket opening; when the table is first seen, only past
+        the shelf (a ball hanging on the shelf, in the jaws, is a ball on the table)."""
+        pocket = self._geo.pocket_at(x, y)
+        if pocket is None or not first:
+            return pocket is not None
+        p = self.table.pocket(pocket)
+        mx, my = p.mouth_centre
+        return (x - mx) * p.axis[0] + (y - my) * p.axis[1] > p.shelf
+
+    def _moved_ball(self, z: np.ndarray) -> np.ndarray:
+        """(n,) True for detections part-overlapping a ball on the table: two balls cannot
+        overlap on the cloth, so that is the ball, moved (a struck ball's first step, perhaps
+        misnamed), never a new one. A detection on the very spot of a ball is that spot's
+        ball, whatever its name: identity decides which."""
+        rows = [r for r, t in enumerate(self._tracks) if t.status.on_table]
+        if not rows or len(z) == 0:
+            return np.zeros(len(z), dtype=bool)
+        balls = np.array([self._tracks[r].kf.position for r in rows])
+        gaps = np.hypot(*(z[:, None, :] - balls[None, :, :]).transpose(2, 0, 1))
+        d = self.table.ball_diameter
+        return np.any((gaps > _SAME_SPOT_MM) & (gaps < _OVERLAP_D * d), axis=1)
+
+    def _keep_order(
+        self, matched: dict[int, int], z: np.ndarray, radius_px: np.ndarray
+    ) -> dict[int, int]:
+        """Balls on the cloth cannot pass through each other: when two balls close together, one
+        of them moving, come out of the assignment in swapped order along the line between them,
+        swap them back. Without this, look-alike balls trade ids whenever their predictions
+        cross. A ball in the air (a jump shot) does pass over another: it is left as matched."""
         rows = [
             r
             for r in matched
-            if self._tracks[r].status.on_table and self._tracks[r].last_z is not None
+            if self._tracks[r].status.on_table
+            and self._tracks[r].last_z is not None
+            and not self._airborne(self._tracks[r], float(radius_px[matched[r]]))
         ]
         if len(rows) < 2:
             return matched
@@ -237,18 +308,37 @@ class Tracker:
             matched[a], matched[b] = matched[b], matched[a]
         return matched
 
+    def _airborne(self, track: _Track, radius_px: float) -> bool:
+        """True when this detection, or the ball's last one, looks bigger than the ball on the
+        cloth: it is nearer the camera, in the air."""
+        limit = track.ground_radius * self.config.airborne_growth
+        return radius_px > limit or track.radius_px > limit
+
+    def _update_radius(self, track: _Track, radius_px: float) -> None:
+        """Follow the ball's apparent radius on the cloth (it drifts slowly with the place on
+        the table, as the camera sees it); a sudden growth is the ball leaving the cloth and
+        is not followed."""
+        track.radius_px = radius_px
+        if math.isnan(track.ground_radius):
+            track.ground_radius = radius_px
+        elif radius_px <= track.ground_radius * (1 + (self.config.airborne_growth - 1) / 2):
+            track.ground_radius += _RADIUS_FOLLOW * (radius_px - track.ground_radius)
+
     def _update_seen(self, row: int, det: Detections, col: int, t: float, dt: float) -> None:
         track = self._tracks[row]
         z = det.positions[col]
         sigma = float(det.sigma[col])
-        track.radius_px = float(det.radius_px[col])
+        self._update_radius(track, float(det.radius_px[col]))
         if not track.status.on_table:
+            # The balls of the first frame were set up before it: no ghosts among them.
+            trusted = self._time_first == t
+            track.adopted_from, track.sightings = track.status, _GHOST_SIGHTINGS * trusted
             track.kf = BallFilter(z, sigma, self.config)
             track.status = BallStatus.AT_REST
             track.rest_pos = z.copy()
             track.rest_since = t
             track.history.clear()
-            track.sightings = 0
+            track.seen_count = 0
         elif _resting(track):
             self._update_resting(track, z, sigma, t, dt)
         else:
@@ -258,10 +348,11 @@ class Tracker:
             track.entered = inside
         elif self._geo.on_surface(z[0], z[1]):
             track.entered = None
-        track.sightings += 1
+        track.seen_count += 1
         track.last_seen = t
         track.last_z = z.copy()
         track.last_sigma = sigma
+        track.sightings += 1
         track.history.append((t, z.copy()))
 
     def _update_resting(
@@ -278,15 +369,51 @@ class Tracker:
                 track.status = BallStatus.MOVING
                 track.rest_since = math.nan
                 track.pending_start = 0
+                if track.anchor is not None:
+                    self._displaced_from_anchor(track, z, t)
                 return
         else:
             track.pending_start = 0
         track.status = BallStatus.AT_REST
         track.kf.update_still(z, sigma)
         track.rest_pos = track.kf.position.copy()
+        self._settled_elsewhere(track, z, t)
+
+    def _settled_elsewhere(self, track: _Track, z: np.ndarray, t: float) -> None:
+        """A resting ball seen again after something hid it: once it has been watched a while,
+        compare where it lies with where it lay. Its rest spot is measured to a fraction of a
+        millimetre, so a few millimetres is a hand that moved it (too slowly, or too little,
+        for the start test)."""
+        if track.anchor is None:
+            return
+        if not track.reseen:
+            track.reseen_at = t
+        track.reseen.append(z.copy())
+        if len(track.reseen) < _DISPLACED_FRAMES:
+            return
+        self._displaced_from_anchor(
+            track, np.mean(track.reseen[-_DISPLACED_FRAMES // 2 :], axis=0), t
+        )
+
+    def _displaced_from_anchor(self, track: _Track, spot: np.ndarray, t: float) -> None:
+        if math.isnan(track.reseen_at):
+            track.reseen_at = t
+        shift = float(np.hypot(*(spot - track.anchor)))
+        # A hand takes a while over a ball; a ball 'found' far off is an identity put right.
+        if (
+            _DISPLACED_MM < shift < self.table.ball_diameter
+            and track.reseen_at - track.hidden_at >= _DISPLACED_HIDDEN_S
+        ):
+            row = next(r for r, other in enumerate(self._tracks) if other is track)
+            span = (track.hidden_at, track.reseen_at)
+            self._displaced.append(
+                Displacement(BALLS[row], 0.5 * (span[0] + span[1]), 0.5 * (span[1] - span[0]))
+            )
+        track.anchor = None
 
     def _update_moving(self, track: _Track, z: np.ndarray, sigma: float, t: float) -> None:
         track.status = BallStatus.MOVING
+        track.anchor = None
         if track.kf.innovation_nis(z, sigma) > self.config.reseed_nis and track.last_z is not None:
             track.kf.reseed_from(z, track.last_z, t - track.last_seen, sigma)
         else:
@@ -323,8 +450,18 @@ class Tracker:
         t: float,
         departures: list[Departure],
     ) -> None:
+        if track.sightings < _GHOST_SIGHTINGS and t - track.last_seen > _GHOST_GAP_S:
+            # Seen a frame or two and then never again: a ghost detection, not a ball.
+            track.status = track.adopted_from
+            if track.status is BallStatus.UNSEEN:
+                track.kf, track.last_z = None, None
+            return
         if track.status is not BallStatus.HIDDEN:
             track.moving_before_hidden = track.status is BallStatus.MOVING
+            if track.status is BallStatus.AT_REST and track.anchor is None:
+                # Where it lay when it went out of sight: a hand may move it meanwhile.
+                track.anchor, track.hidden_at, track.reseen = track.rest_pos.copy(), t, []
+                track.reseen_at = math.nan
             track.status = BallStatus.HIDDEN
         elif track.moving_before_hidden and t - track.last_seen > _LOST_MOVING_S:
             # Unseen that long, it has stopped wherever it is (or was never a ball): it must
@@ -468,6 +605,7 @@ class Tracker:
         vel = np.zeros((n, 2))
         sig = np.full(n, np.nan)
         radius = np.full(n, np.nan)
+        growth = np.full(n, np.nan)
         rest = np.full(n, np.nan)
         measured = np.full((n, 2), np.nan)
         measured_sigma = np.full(n, np.nan)
@@ -485,6 +623,7 @@ class Tracker:
                 pos[row] = track.last_z
             if row in matches:
                 radius[row] = track.radius_px
+                growth[row] = track.radius_px / track.ground_radius
             if _resting(track):
                 rest[row] = track.rest_since
                 vel[row] = 0.0
@@ -503,4 +642,7 @@ class Tracker:
             measured,
             measured_sigma,
             departures,
+            growth,
+            growth > self.config.airborne_growth,
+            tuple(self._displaced),
         )

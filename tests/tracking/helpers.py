@@ -39,7 +39,8 @@ def run(
 
     def pairs():
         for frame, evs in segment(TABLE, track(TABLE, with_signals(detections, signals), config)):
-            frames.append(frame)
+            if frame is not None:
+                frames.append(frame)
             events.extend(evs)
             yield frame, evs
 

@@ -232,3 +232,36 @@ def test_a_ball_creeping_into_a_cushion_rebounds_off_it_rule_3_20() -> None:
         found = run(render(sim, seed, sigma=0.8), sim.signals).of_kind(EventKind.BALL_CUSHION)
         assert [(e.ball, e.cushion) for e in found] == [(BallId.SEVEN, CushionId.RIGHT_HEAD)]
         assert found[0].time == pytest.approx(truth[0].time, abs=2 / 30)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_slow_ball_glancing_off_a_cushion_touched_it_rule_3_19(seed: int) -> None:
+    # 160 mm/s along the cushion, 60 mm/s into it: four frames a side cannot measure that turn.
+    r = TABLE.ball_diameter / 2
+    sim = simulate(
+        {"cue": (500.0, -(TABLE.width / 2 - r - 15.0)), "8": (900.0, 300.0)},
+        (160.0, -60.0),
+        decel=60.0,
+    )
+    truth = sim.of_kind(EventKind.BALL_CUSHION)
+    assert len(truth) == 1
+    found = run(render(sim, seed, sigma=0.7), sim.signals).of_kind(EventKind.BALL_CUSHION)
+    assert matched(truth, found, 2 * FRAME) == (1, 0, 0)
+
+
+@pytest.mark.parametrize("tail", [0.05, 0.1, 0.2])
+def test_a_shot_at_rest_ends_when_the_input_ends_rule_3_15(tail: float) -> None:
+    # The recording stops soon after the balls rest, the cue ball within reach of a cushion the
+    # long-window rebound test still watches (12 frames, 0.4 s at 30 fps): no frame will come
+    # to clear it, so the shot ends at rest.
+    r = TABLE.ball_diameter / 2
+    sim = simulate(
+        {"cue": (500.0, -(TABLE.width / 2 - r - 15.0)), "8": (900.0, 300.0)},
+        (160.0, -60.0),
+        decel=60.0,
+        fps=30.0,
+        tail=tail,
+    )
+    shot = run(render(sim, 0, sigma=0.7), sim.signals).shots[0]
+    assert shot.end_time is not None
+    assert abs(shot.end_time - sim.end_time) <= 0.3

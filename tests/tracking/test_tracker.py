@@ -307,3 +307,59 @@ def test_a_ball_first_seen_as_a_misnamed_neighbour_moves_to_its_own_detection() 
         assert frame.status_of(BallId.THREE) is BallStatus.AT_REST
         assert not frame.moving[frame.row(BallId.THREE)]
     assert frames[-1].status_of(BallId.CUE) is BallStatus.MOVING
+
+
+def test_a_struck_ball_misnamed_in_its_first_step_is_not_a_new_ball() -> None:
+    # The cue ball rests, then goes off at 2.4 m/s; in its first moving frame vision names it
+    # the 3 (not on the table). Balls on the table have the first claim on a detection.
+    xs = [-600.0] * 30 + [-600.0 + 40.0 * k for k in range(1, 25)] + [360.0] * 30
+    dets = []
+    for k, x in enumerate(xs):
+        name = BallId.THREE if k == 30 else BallId.CUE
+        dets.append(
+            Detections.of(
+                k, k / 60, [(x, 0.0), (800.0, 300.0)], identity=one_hot([name, BallId.EIGHT])
+            )
+        )
+    result = run(dets)
+    three = result.frames[0].row(BallId.THREE)
+    assert all(f.status[three] is BallStatus.UNSEEN for f in result.frames)
+    assert len(result.shots) == 1 and result.shots[0].strike_time < 31 / 60
+
+
+def test_a_ghost_seen_once_is_forgotten_not_kept_as_a_ball() -> None:
+    # One frame shows a detection named the 13 beside the resting cue ball; it never comes back.
+    dets = []
+    for k in range(60):
+        pts, ids = [(-600.0, 0.0), (800.0, 300.0)], [BallId.CUE, BallId.EIGHT]
+        if k == 20:
+            pts.append((-480.0, 70.0))
+            ids.append(BallId.THIRTEEN)
+        dets.append(Detections.of(k, k / 60, pts, identity=one_hot(ids)))
+    result = run(dets)
+    thirteen = result.frames[0].row(BallId.THIRTEEN)
+    assert result.frames[20].status[thirteen] is BallStatus.AT_REST
+    assert all(f.status[thirteen] is BallStatus.UNSEEN for f in result.frames[30:])
+    assert result.events == [] and result.shots == []
+
+
+def test_a_ball_lost_in_a_pocket_opening_does_not_jump_to_another_ball_rule_3_11() -> None:
+    # Without sensors: the 2 rolls into the foot-left pocket while the cue ball still rolls;
+    # a ball vision has never named (the 13, hanging in another pocket's jaws since the
+    # table was first seen) must not become the lost 2.
+    mouth = TABLE.pocket(PocketId.FOOT_LEFT).mouth_centre
+    hang = TABLE.pocket(PocketId.HEAD_LEFT).mouth_centre
+    dets = []
+    for k in range(120):
+        f = min(k, 40) / 40
+        two = (mouth[0] - 300.0 * (1 - f) + 20.0 * f, mouth[1] - 200.0 * (1 - f) + 10.0 * f)
+        pts, ids = [(-300.0 + 8.0 * k, 0.0), hang], [BallId.CUE, BallId.THIRTEEN]
+        if k <= 42:
+            pts.append(two)
+            ids.append(BallId.TWO)
+        dets.append(Detections.of(k, k / 60, pts, identity=one_hot(ids)))
+    result = run(dets, (), TrackerConfig(sensors=False))
+    pocketed = result.of_kind(EventKind.POCKETED)
+    assert [(e.ball, e.pocket) for e in pocketed] == [(BallId.TWO, PocketId.FOOT_LEFT)]
+    thirteen = result.frames[0].row(BallId.THIRTEEN)
+    assert result.frames[-1].status[thirteen] is BallStatus.AT_REST

@@ -1,0 +1,84 @@
+"""A ball in the air: it looks bigger, passes over balls without touching them (3.26, 3.27)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from rules.balls import BallId
+from tests.tracking.helpers import run
+from vision.detections import Detections
+
+FRAME = 1 / 60
+REST_PX = 11.0
+IDS = (BallId.CUE, BallId.THREE, BallId.ELEVEN)
+
+
+def _identity(rng: np.random.Generator, balls: tuple[BallId, ...]) -> np.ndarray:
+    """Vision's doubt: mostly the true ball, some of it on the others."""
+    ids = np.full((len(balls), 16), 0.002)
+    for k, ball in enumerate(balls):
+        ids[k, list(BallId).index(ball)] = rng.uniform(0.7, 0.9)
+    return ids
+
+
+def _hop_over(peak_growth: float, seed: int = 0) -> list[Detections]:
+    """The cue ball at rest, then hopping straight over the 3 (its flight 30 frames, the 3
+    under it at the middle), landing and rolling to a stop; the 11 far away."""
+    rng = np.random.default_rng(seed)
+    still, flight, roll = 30, 30, 40
+    xs = [-600.0] * still
+    xs += list(-600.0 + 30.0 * np.arange(1, flight + 1))
+    x, v = xs[-1], 30.0
+    for _ in range(roll):
+        v = max(0.0, v - 1.0)
+        x += v
+        xs.append(x)
+    xs += [x] * 40
+    growth = [1.0] * still
+    growth += [1.0 + (peak_growth - 1.0) * math.sin(math.pi * k / flight) for k in range(flight)]
+    growth += [1.0] * (len(xs) - len(growth))
+    out = []
+    for k, (x, g) in enumerate(zip(xs, growth, strict=True)):
+        pts = np.array([(x, 0.0), (-600.0 + 30.0 * flight / 2, 2.0), (900.0, 300.0)])
+        pts += rng.normal(0.0, 0.7, pts.shape)
+        out.append(
+            Detections.of(
+                k,
+                k * FRAME,
+                pts,
+                identity=_identity(rng, IDS),
+                radius_px=[REST_PX * g, REST_PX, REST_PX],
+                sigma=0.75,
+            )
+        )
+    return out
+
+
+def test_a_cue_ball_hopping_over_a_ball_keeps_its_id_rule_3_26() -> None:
+    for seed in range(3):
+        result = run(_hop_over(1.05, seed))
+        last = result.frames[-1]
+        # Neither track was swapped: the cue ball ended past the 3, the 3 stayed put.
+        assert last.position_of(BallId.CUE)[0] > 500.0
+        assert abs(last.position_of(BallId.THREE)[0] - (-150.0)) < 5.0
+        shot = result.shots[0]
+        assert shot.jump is not None and shot.jump.airborne
+        assert shot.jump.radius_growth > 1.04
+
+
+def test_the_frames_say_which_ball_is_in_the_air_rule_3_26() -> None:
+    result = run(_hop_over(1.05))
+    cue = result.frames[0].row(BallId.CUE)
+    air = [f.frame for f in result.frames if f.airborne[cue]]
+    assert air and min(air) > 30 and max(air) < 60
+    assert not any(f.airborne[f.row(BallId.THREE)] for f in result.frames)
+
+
+def test_a_flat_shot_is_not_called_airborne_rule_3_26() -> None:
+    result = run(_hop_over(1.0))
+    shot = result.shots[0]
+    assert shot.jump is not None and not shot.jump.airborne
+    assert shot.jump.radius_growth < 1.01
+    assert not any(f.airborne.any() for f in result.frames)
