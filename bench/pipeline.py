@@ -52,7 +52,7 @@ from rules.inputs import ShotInputs
 from rules.ruling import BallInHand
 from rules.shot import Shot
 from rules.state import GameOptions, GameState, Phase
-from tests.tracking.helpers import matched
+from tests.tracking.helpers import matched, observable
 from tracking.assembler import ShotAssembler
 from tracking.model import BALLS, TrackerConfig, TrackFrame
 from tracking.segmenter import Segmenter
@@ -334,6 +334,7 @@ def score(sn: Seen, sensors: bool, tally: Tally, timings: list[float] | None = N
     span = (truth.shots[0].strike_time - 0.1, truth.end_time + 0.1) if truth.shots else (0, 0)
     for kind, key in ((EventKind.BALL_CUSHION, "cushion"), (EventKind.BALL_BALL, "ball")):
         t_ev = [e for e in truth.events if e.kind is kind and span[0] <= e.time <= span[1]]
+        t_ev = observable(t_ev, 1 / FPS)
         f_ev = [e for e in events if e.kind is kind and span[0] <= e.time <= span[1]]
         counts = matched(t_ev, f_ev, WINDOW_S)
         setattr(tally, key, [a + b for a, b in zip(getattr(tally, key), counts, strict=True)])

@@ -10,6 +10,10 @@ import pytest
 from bench import pipeline, tracking
 from bench._recordings import recording_task
 from hardware.sim.scenarios import list_scenarios
+from rules.balls import BallId
+from rules.events import EventKind, ShotEvent
+from rules.table import CushionId
+from tests.tracking.helpers import observable
 
 
 def test_the_full_run_scores_the_default_scenarios_and_all_adds_the_rest(monkeypatch) -> None:
@@ -66,3 +70,16 @@ def test_the_tracking_corpus_scores_the_same_in_a_pool_as_in_one_process(monkeyp
         figures.pop("cpu_s_per_run_median")
     assert pooled == alone
     assert alone["runs"] == 2 and alone["sensors"]["shots_truth"] == 2
+
+
+def test_the_truth_counts_a_contact_repeated_within_a_frame_once() -> None:
+    def cushion(ball: str, cushion: CushionId, t: float) -> ShotEvent:
+        return ShotEvent(EventKind.BALL_CUSHION, t, (BallId(ball),), cushion=cushion)
+
+    frame = 1 / 60
+    pinned = [cushion("4", CushionId.FOOT, 0.9160 + k * 0.004) for k in range(3)]
+    later = cushion("4", CushionId.FOOT, 1.120)
+    other = cushion("6", CushionId.FOOT, 0.9161)
+    kiss = ShotEvent(EventKind.BALL_BALL, 0.9162, (BallId.FOUR, BallId.SIX))
+    kept = observable([*pinned, other, later, kiss], frame)
+    assert kept == [pinned[0], other, kiss, later]

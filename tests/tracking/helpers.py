@@ -77,6 +77,21 @@ def matched(truth: list[ShotEvent], found: list[ShotEvent], window: float) -> tu
     return tp, len(found) - len(used), len(truth) - tp
 
 
+def observable(truth: list[ShotEvent], interval: float) -> list[ShotEvent]:
+    """The truth's contacts as a camera taking a frame every ``interval`` s can count them:
+    a contact of the same balls with the same cushion less than a frame after the last one
+    is the same contact (a ball pinned between a ball and a cushion, or resolved twice in a
+    frozen cluster, touches many times in a few milliseconds; a referee counts one)."""
+    last: dict[tuple, float] = {}
+    kept = []
+    for event in sorted(truth, key=lambda e: e.time):
+        key = (event.kind, frozenset(event.balls), event.cushion, event.pocket)
+        if key not in last or event.time - last[key] >= interval:
+            kept.append(event)
+        last[key] = event.time
+    return kept
+
+
 def balls(*names: str) -> tuple[BallId, ...]:
     """Ball ids from names."""
     return tuple(BallId(n) for n in names)
