@@ -7,14 +7,16 @@ them to bench/results/tracking.json.
 
 - virtual_table: seeded random shots of every single-shot scenario kind of the virtual table
   (hardware/sim: breaks, cuts, banks, kicks, combinations, jumps, double hits, pushes, touched
-  balls, ball in hand, frozen balls...), seed after seed, `VT_SHOTS` of them (`VT_SHOTS_QUICK`
-  with --quick). Each is simulated, its truth sampled at 60 fps through the detector's noise
-  model measured on rendered frames (`bench._virtual_table.NoiseModel`: offsets at rest, noise
-  in motion, misses, ghosts, misnamed balls, arms and cues hiding balls), with the simulated
-  sensor board's bytes decoded into pocket signals; then tracked with the sensors and without,
-  and scored like bench/pipeline (first contact, split hits, cushion and ball-ball F1 within
-  two frames, pocketed set, touched balls, shot end, id swaps, foul calls per rule).
-- synthetic (full runs only): the hand-made shots of tests/tracking/synth.py.
+  balls, ball in hand, frozen balls...), seed after seed: `VT_SHOTS` of them standalone or with
+  ``python -m bench --all``, `VT_SHOTS_DEFAULT` in a default full run, `VT_SHOTS_QUICK` with
+  --quick (`corpus_size`). Each is simulated, its truth sampled at 60 fps through the
+  detector's noise model measured on rendered frames (`bench._virtual_table.NoiseModel`:
+  offsets at rest, noise in motion, misses, ghosts, misnamed balls, arms and cues hiding
+  balls), with the simulated sensor board's bytes decoded into pocket signals; then tracked
+  with the sensors and without, and scored like bench/pipeline (first contact, split hits,
+  cushion and ball-ball F1 within two frames, pocketed set, touched balls, shot end, id
+  swaps, foul calls per rule).
+- synthetic (standalone or --all only): the hand-made shots of tests/tracking/synth.py.
 - real_pro_9ball: cushion counts against the labels of the pro 9-ball trajectories.
 """
 
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import statistics
 import sys
 import time
@@ -29,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench._options import ALL_ENV, whole_corpus
 from bench._pool import parallel_map
 from calibration.table import TableSpec
 from rules.balls import OBJECT_BALLS, BallId
@@ -179,7 +183,17 @@ def _synthetic(quick: bool) -> dict:
 
 
 VT_SHOTS = 300
+"""The corpus of the tracking issue: every kind ten times or more."""
+VT_SHOTS_DEFAULT = 116
+"""Every kind four times: a default full ``python -m bench`` stays under fifteen minutes."""
 VT_SHOTS_QUICK = 6
+
+
+def corpus_size(quick: bool) -> int:
+    """How many corpus shots a run scores: quick, ``--all`` (the whole corpus) or default."""
+    if quick:
+        return VT_SHOTS_QUICK
+    return VT_SHOTS if whole_corpus() else VT_SHOTS_DEFAULT
 
 
 def vt_shot(i: int, kinds: tuple[str, ...]) -> tuple[str, int]:
@@ -286,11 +300,11 @@ def _real(quick: bool) -> dict:
 
 def run(quick: bool, shots: int | None = None) -> dict:
     """All tracking figures; ``quick`` runs a smaller corpus (``shots`` sets its size)."""
-    shots = shots if shots is not None else (VT_SHOTS_QUICK if quick else VT_SHOTS)
+    shots = shots if shots is not None else corpus_size(quick)
     figures = {
         "cost": _cost_per_frame(quick),
         "virtual_table": _virtual_table(shots),
-        **({} if quick else {"synthetic": _synthetic(quick)}),
+        **({"synthetic": _synthetic(quick)} if whole_corpus() and not quick else {}),
         "real_pro_9ball": _real(quick),
         "quick": quick,
     }
@@ -301,5 +315,6 @@ def run(quick: bool, shots: int | None = None) -> dict:
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.WARNING)
+    os.environ.setdefault(ALL_ENV, "1")  # standalone, the issue's whole corpus
     size = int(sys.argv[sys.argv.index("--shots") + 1]) if "--shots" in sys.argv else None
     print(json.dumps(run("--quick" in sys.argv, size), indent=2))

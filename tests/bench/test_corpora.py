@@ -29,6 +29,17 @@ def test_the_full_run_scores_the_default_scenarios_and_all_adds_the_rest(monkeyp
     assert pipeline.corpus(quick=True) == pipeline.QUICK  # --quick stays quick
 
 
+def test_the_tracking_corpus_covers_every_kind_and_all_is_the_issues_300(monkeypatch) -> None:
+    monkeypatch.delenv("RAILBIRD_BENCH_ALL", raising=False)
+    kinds = tracking.vt_kinds()
+    default = {tracking.vt_shot(i, kinds) for i in range(tracking.corpus_size(quick=False))}
+    assert Counter(name for name, _ in default) == Counter({k: 4 for k in kinds})
+    assert tracking.corpus_size(quick=True) == tracking.VT_SHOTS_QUICK
+    monkeypatch.setenv("RAILBIRD_BENCH_ALL", "1")
+    assert tracking.corpus_size(quick=False) == 300
+    assert tracking.corpus_size(quick=True) == tracking.VT_SHOTS_QUICK
+
+
 def test_tallies_add_up_count_by_count() -> None:
     a = pipeline.Tally(shots_truth=2, first_right=1, cushion=[3, 1, 0], ball=[1, 0, 2])
     a.per_rule.update({"3.20:right": 1})
