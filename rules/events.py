@@ -146,6 +146,11 @@ def after(event: ShotEvent) -> EventFilter:
     return lambda e: e.time > event.time
 
 
+def not_before(event: ShotEvent) -> EventFilter:
+    """Keep events at ``event``'s time or later."""
+    return lambda e: e.time >= event.time
+
+
 def on_cushion(*cushions: CushionId) -> EventFilter:
     """Keep events at any of these cushions."""
     wanted = frozenset(cushions)

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from rules.balls import BallId
-from rules.events import EventKind, ShotEvent, after, involving, of_kind, select
+from rules.events import EventKind, ShotEvent, after, involving, not_before, of_kind, select
 from rules.table import CushionId, PocketId, Point
 
 
@@ -240,10 +240,12 @@ class Shot:
 
     @property
     def cue_ball_contacts(self) -> tuple[ShotEvent, ...]:
-        """Ball-ball contacts of the cue ball after the strike (the strike itself never counts)."""
+        """Ball-ball contacts of the cue ball from the strike on (the strike itself is no
+        ball-ball contact, so it never counts). A ball frozen to the cue ball is touched at the
+        strike's own instant (3.38): that contact counts."""
         contacts = select(self.events, of_kind(EventKind.BALL_BALL), involving(BallId.CUE))
         strike = self.strike
-        return select(contacts, after(strike)) if strike else contacts
+        return select(contacts, not_before(strike)) if strike else contacts
 
     @property
     def first_contact(self) -> FirstContact | None:

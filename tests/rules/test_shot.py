@@ -25,6 +25,13 @@ def test_contact_recorded_before_the_strike_is_not_a_first_contact() -> None:
     assert shot.first_contact is not None and shot.first_contact.ball is ONE
 
 
+def test_a_ball_frozen_to_the_cue_ball_is_touched_at_the_strike_rule_3_38() -> None:
+    # Shooting toward a ball frozen to it, the cue ball is in contact at the strike's instant.
+    shot = ShotBuilder().strike(t=0.0).hit("1", t=0.0).hit("2", a="1", t=0.3).build()
+    assert shot.first_contact is not None and shot.first_contact.ball is ONE
+    assert shot.first_contact.time == 0.0
+
+
 def test_a_miss_has_no_first_contact() -> None:
     shot = ShotBuilder().strike().cushion("cue", CushionId.FOOT).build()
     assert shot.first_contact is None
