@@ -529,8 +529,10 @@ class Segmenter:
             # the motion after, carried back, can show that they touched here.
             return None
         # Each ball's kick against its own velocity noise: a ball missed in the frame after the
-        # contact (its position only predicted) must not hide the other's clean turn.
-        kick = max(self._kicked(v_before[k], v_out[k], noise[k]) for k in (0, 1))
+        # contact (its position only predicted) must not hide the other's clean turn. A ball in
+        # the air passing over the other is no evidence of a touch: only the other's kick is.
+        grounded = [k for k, r in enumerate((ra, rb)) if not f0.airborne[r]]
+        kick = max((self._kicked(v_before[k], v_out[k], noise[k]) for k in grounded), default=0.0)
         if kick < 1.0 or not self._along_centres(p0, v_before, v_out, tau_in or 0.0, noise):
             return None
         taus = [t for t in (tau_in, tau_out) if t is not None]
