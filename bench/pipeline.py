@@ -63,7 +63,7 @@ log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results" / "pipeline.json"
-QUICK = ("cut-shot", "scratch", "miss")
+QUICK = ("cut-shot", "miss")
 DEFAULT = (
     "break-9ball",
     "break-8ball",

@@ -90,7 +90,7 @@ def at_rest(quick: bool) -> dict[str, float]:
     randoms = 1 if quick else 3
     cases = []
     # Every random draw is made here, in one order, so the pool changes no figure.
-    for tilt in (0.0, 3.0) if quick else (-3.0, 0.0, 3.0):
+    for tilt in (3.0,) if quick else (-3.0, 0.0, 3.0):  # quick: the tilted camera only
         for cloth in ClothColour:
             for vignetting in (0.3,) if quick else (0.15, 0.3, 0.45):
                 seed = int(rng.integers(1 << 30))
