@@ -125,6 +125,7 @@ class Tracker:
         self._time: float | None = None
         self._time_first: float | None = None
         self._pending: list[_Pending] = []
+        self._seen_at: list[np.ndarray | None] = []  # where this frame's matched balls are
         self._radius = table.ball_diameter / 2
         self._geo = TableCache(table)
 
@@ -150,6 +151,7 @@ class Tracker:
         for row, col in matches.items():
             self._update_seen(row, detections, col, t, dt)
         departures: list[Departure] = []
+        self._seen_at = [self._tracks[row].last_z for row in matches]
         for row, track in enumerate(self._tracks):
             if row not in matches and track.status.on_table:
                 self._update_unseen(row, track, detections, t, departures)
@@ -253,7 +255,26 @@ class Tracker:
                 # Its first sightings were another ball's: start it again where it is.
                 log.debug("%s: tentative track moved to a detection named as it", BALLS[rows[i]])
                 track.status = BallStatus.UNSEEN
+        self._rename_tentative(matched, p_id)
         return self._keep_order(matched, detections.positions, detections.radius_px)
+
+    def _rename_tentative(self, matched: dict[int, int], p_id: np.ndarray) -> None:
+        """A track seen only a frame or two, matched to a detection vision names as a ball not on
+        the table and hardly as it, was that ball misnamed: the track becomes that ball's. (Its
+        spot keeps it matched, as a miss costs more than an unlikely name, so without this a
+        misnamed first sighting would name the ball wrongly for good.)"""
+        for row, col in list(matched.items()):
+            track = self._tracks[row]
+            if track.seen_count >= _CONFIRM_SIGHTINGS or p_id[col, row] >= _NEW_ID:
+                continue
+            named = int(np.argmax(p_id[col]))
+            if named in matched or self._tracks[named].status is not BallStatus.UNSEEN:
+                continue
+            if p_id[col, named] < _RESPAWN_ID:
+                continue
+            log.debug("%s: first seen misnamed %s", BALLS[named], BALLS[row])
+            self._tracks[row], self._tracks[named] = self._tracks[named], track
+            matched[named] = matched.pop(row)
 
     def _dropped(self, x: float, y: float, first: bool) -> bool:
         """True for a detection inside a pocket opening; when the table is first seen, only past
@@ -442,6 +463,16 @@ class Tracker:
             track.kf.seed(centre, np.zeros(2), track.last_sigma / math.sqrt(len(pts)), 1.0)
             track.kf.hold_still()
 
+    def _named_again_elsewhere(self, track: _Track) -> bool:
+        """Whether a track seen only a frame or two lies where another ball is seen now: two
+        balls cannot share a spot, so its sightings were vision misnaming that ball (even in
+        the first frame, whose balls are otherwise never ghosts)."""
+        if track.seen_count >= _CONFIRM_SIGHTINGS or track.last_z is None:
+            return False
+        return any(
+            z is not None and math.dist(z, track.last_z) < self._radius for z in self._seen_at
+        )
+
     def _update_unseen(
         self,
         row: int,
@@ -450,7 +481,8 @@ class Tracker:
         t: float,
         departures: list[Departure],
     ) -> None:
-        if track.sightings < _GHOST_SIGHTINGS and t - track.last_seen > _GHOST_GAP_S:
+        ghost = track.sightings < _GHOST_SIGHTINGS and t - track.last_seen > _GHOST_GAP_S
+        if ghost or self._named_again_elsewhere(track):
             # Seen a frame or two and then never again: a ghost detection, not a ball.
             track.status = track.adopted_from
             if track.status is BallStatus.UNSEEN:

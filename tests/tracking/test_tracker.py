@@ -343,6 +343,26 @@ def test_a_ghost_seen_once_is_forgotten_not_kept_as_a_ball() -> None:
     assert result.events == [] and result.shots == []
 
 
+@pytest.mark.parametrize("still_frames", [0, 30])
+def test_a_ball_misnamed_in_the_first_frame_leaves_no_phantom_on_its_spot(still_frames) -> None:
+    # The first frame names the resting 5 "6", the next ones the 5 (the table first seen as the
+    # cue ball rolls, or still). The 6 never lay there (two balls cannot share a spot): the
+    # ball is the 5, and the cue ball rolling past its spot touches no 6.
+    dets = []
+    for k in range(150):
+        t = k / 60
+        cue_x = min(-600.0 + 1200.0 * max(t - still_frames / 60, 0.0), 420.0)
+        name = BallId.SIX if k == 0 else BallId.FIVE
+        pts, ids = [(cue_x, 100.0), (500.0, 0.0)], [BallId.CUE, name]
+        dets.append(Detections.of(k, t, pts, identity=one_hot(ids, 0.9)))
+    result = run(dets)
+    six = result.frames[0].row(BallId.SIX)
+    assert result.frames[0].status[six] is BallStatus.AT_REST
+    assert all(f.status[six] is BallStatus.UNSEEN for f in result.frames[5:])
+    assert not [e for e in result.events if BallId.SIX in e.balls]
+    assert all(f.status_of(BallId.FIVE) is BallStatus.AT_REST for f in result.frames[5:])
+
+
 def test_a_ball_lost_in_a_pocket_opening_does_not_jump_to_another_ball_rule_3_11() -> None:
     # Without sensors: the 2 rolls into the foot-left pocket while the cue ball still rolls;
     # a ball vision has never named (the 13, hanging in another pocket's jaws since the
