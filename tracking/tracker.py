@@ -41,6 +41,8 @@ _FREE_POSITION_COST = 6.0
 _RESPAWN_ID = 0.6
 _NEW_ID = 0.3
 _CONFIRM_SIGHTINGS = 3
+_RENAME_COST = math.log(100.0)
+"""A tentative track is renamed when its sightings make another ball this much likelier."""
 """A new track is tentative until seen this many times: its first sighting may have been a
 neighbour that vision misnamed (a 2-3 % event per detection), so until then, while no ball rolls,
 it may move to a detection elsewhere that vision names as it."""
@@ -93,6 +95,8 @@ class _Track:
     entered: PocketId | None = None
     seen_count: int = 0
     """Sightings since the track was (re)started: under `_CONFIRM_SIGHTINGS` it is tentative."""
+    id_cost: np.ndarray | None = None
+    """While tentative: each ball's identity cost summed over its sightings (minus log p)."""
     history: deque = field(default_factory=lambda: deque(maxlen=64))
 
 
@@ -209,6 +213,7 @@ class Tracker:
         if not rows:
             return {}
         id_cost = identity_cost(detections.identity, detections.unknown)
+        named = id_cost.copy()  # before new balls' weak names are ruled out below
         # A new or re-spotted ball needs its identity from vision, not just a free detection.
         p_id = detections.identity
         # Balls come onto the table by hand, onto the cloth: a ball seen in a pocket's opening
@@ -255,22 +260,23 @@ class Tracker:
                 # Its first sightings were another ball's: start it again where it is.
                 log.debug("%s: tentative track moved to a detection named as it", BALLS[rows[i]])
                 track.status = BallStatus.UNSEEN
-        self._rename_tentative(matched, p_id)
+        self._rename_tentative(matched, named)
         return self._keep_order(matched, detections.positions, detections.radius_px)
 
-    def _rename_tentative(self, matched: dict[int, int], p_id: np.ndarray) -> None:
-        """A track seen only a frame or two, matched to a detection vision names as a ball not on
-        the table and hardly as it, was that ball misnamed: the track becomes that ball's. (Its
-        spot keeps it matched, as a miss costs more than an unlikely name, so without this a
-        misnamed first sighting would name the ball wrongly for good.)"""
+    def _rename_tentative(self, matched: dict[int, int], id_cost: np.ndarray) -> None:
+        """A tentative track whose sightings, this one included, name a ball not on the table
+        far likelier than its own was that ball misnamed at first: the track becomes that
+        ball's. (Its spot keeps it matched, as a miss costs more than an unlikely name, so
+        without this a misnamed first sighting would name the ball wrongly for good.)"""
         for row, col in list(matched.items()):
             track = self._tracks[row]
-            if track.seen_count >= _CONFIRM_SIGHTINGS or p_id[col, row] >= _NEW_ID:
+            if track.seen_count >= _CONFIRM_SIGHTINGS or track.id_cost is None:
                 continue
-            named = int(np.argmax(p_id[col]))
-            if named in matched or self._tracks[named].status is not BallStatus.UNSEEN:
+            cost = track.id_cost + id_cost[:, col]
+            named = int(np.argmin(cost))
+            if cost[row] - cost[named] < _RENAME_COST or named in matched:
                 continue
-            if p_id[col, named] < _RESPAWN_ID:
+            if self._tracks[named].status is not BallStatus.UNSEEN:
                 continue
             log.debug("%s: first seen misnamed %s", BALLS[named], BALLS[row])
             self._tracks[row], self._tracks[named] = self._tracks[named], track
@@ -360,6 +366,7 @@ class Tracker:
             track.rest_since = t
             track.history.clear()
             track.seen_count = 0
+            track.id_cost = np.zeros(len(BALLS))
         elif _resting(track):
             self._update_resting(track, z, sigma, t, dt)
         else:
@@ -369,6 +376,10 @@ class Tracker:
             track.entered = inside
         elif self._geo.on_surface(z[0], z[1]):
             track.entered = None
+        if track.id_cost is not None and track.seen_count < _CONFIRM_SIGHTINGS:
+            track.id_cost += identity_cost(det.identity[col : col + 1], det.unknown[col : col + 1])[
+                :, 0
+            ]
         track.seen_count += 1
         track.last_seen = t
         track.last_z = z.copy()

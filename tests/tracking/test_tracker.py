@@ -363,6 +363,19 @@ def test_a_ball_misnamed_in_the_first_frame_leaves_no_phantom_on_its_spot(still_
     assert all(f.status_of(BallId.FIVE) is BallStatus.AT_REST for f in result.frames[5:])
 
 
+def test_a_ball_named_right_twice_keeps_its_name_through_one_misnaming() -> None:
+    # The 12 is seen twice as the 12, then once as the 13 (a look-alike), then as the 12 again:
+    # one frame's name does not outweigh two.
+    dets = []
+    for k in range(60):
+        name = BallId.THIRTEEN if k == 2 else BallId.TWELVE
+        ids = one_hot([BallId.CUE, name], 0.9)
+        dets.append(Detections.of(k, k / 60, [(-600.0, 0.0), (1065.0, 139.0)], identity=ids))
+    result = run(dets)
+    assert all(f.status_of(BallId.TWELVE) is BallStatus.AT_REST for f in result.frames)
+    assert all(f.status_of(BallId.THIRTEEN) is BallStatus.UNSEEN for f in result.frames)
+
+
 def test_a_ball_lost_in_a_pocket_opening_does_not_jump_to_another_ball_rule_3_11() -> None:
     # Without sensors: the 2 rolls into the foot-left pocket while the cue ball still rolls;
     # a ball vision has never named (the 13, hanging in another pocket's jaws since the
