@@ -52,6 +52,10 @@ _REACH_MM = 120.0
 """How far from a nose a sampled centre may be at a rebound between frames (a 7 m/s ball at
 60 fps); the fitted lines then decide whether it touched."""
 
+_PASS_OVER_MM = 12.0
+"""Two balls whose centres are seen this much closer than a diameter overlap: one is in the air
+(vision's error on a ball is a few millimetres)."""
+
 _SIGMA_CAP = 8.0
 """The largest position sigma (mm) `_cushion_event` allows a sample to sit off its closest
 approach by (it uses 2 sigma); the pre-check uses it so it never skips what the test keeps."""
@@ -145,6 +149,7 @@ class Segmenter:
         self._held: dict[int, float] = {}
         self._in_shot = False
         self._pair_last: dict[tuple[int, int], float] = {}
+        self._overlapped: dict[tuple[int, int], float] = {}  # pair -> when last seen overlapping
         self._cushion_last: dict[tuple[int, object], float] = {}
         self._in_pocket: dict[int, object] = {}
         self._rest_reported: set[int] = set()
@@ -222,6 +227,8 @@ class Segmenter:
         reach = self._d + self.config.touch_tolerance_mm + np.hypot(*v_in.T) * dt
         events = []
         gaps = np.hypot(*(p0[:, None, :] - p0[None, :, :]).transpose(2, 0, 1))
+        for a, b in zip(*np.nonzero(np.triu(gaps < self._d - _PASS_OVER_MM, 1)), strict=True):
+            self._overlapped[(min(live[a], live[b]), max(live[a], live[b]))] = f0.time
         near = (gaps <= reach[:, None] + reach[None, :]) & (moving[:, None] | moving[None, :])
         # A contact kicks one of the two: pairs where neither velocity changed are skipped
         # before the pair test (which asks the same with the larger of the two noises).
@@ -531,7 +538,14 @@ class Segmenter:
         # Each ball's kick against its own velocity noise: a ball missed in the frame after the
         # contact (its position only predicted) must not hide the other's clean turn. A ball in
         # the air passing over the other is no evidence of a touch: only the other's kick is.
-        grounded = [k for k, r in enumerate((ra, rb)) if not f0.airborne[r]]
+        # The size of a ball's picture is noisy, so only a pair seen overlapping in the last few
+        # frames, which two balls on the cloth cannot do, is taken to be one passing over the
+        # other (the filter's velocity of the one in the air wavers for a few frames after).
+        over = (
+            np.hypot(*(p1[0] - p1[1])) < d - _PASS_OVER_MM
+            or f0.time - self._overlapped.get(key, -math.inf) <= _GAP_K * dt
+        )
+        grounded = [k for k, r in enumerate((ra, rb)) if not (over and f0.airborne[r])]
         kick = max((self._kicked(v_before[k], v_out[k], noise[k]) for k in grounded), default=0.0)
         if kick < 1.0 or not self._along_centres(p0, v_before, v_out, tau_in or 0.0, noise):
             return None
