@@ -56,7 +56,7 @@ class TableView:
         # a cushion reaches its nose, on the plane of ball centres, and no further).
         full_xy = cv2.resize(self.table_xy, (width, height), interpolation=cv2.INTER_LINEAR)
         self.outline = _roi(table, full_xy, margin=1.0)
-        self.radius = _radius_map(camera, self.table_xy)
+        self.radius = _radius_map(camera, self.table_xy, self.roi)
         self.cloth_lab = colours.cloth_lab
         self.cloth = self.predict_cloth(colours)
 
@@ -129,8 +129,9 @@ def _bed(table: TableSpec, xy: np.ndarray) -> np.ndarray:
     return inside.astype(np.uint8) * 255
 
 
-def _radius_map(camera: CameraModel, xy: np.ndarray) -> np.ndarray:
-    """Expected ball radius (full-resolution pixels) at each working pixel."""
+def _radius_map(camera: CameraModel, xy: np.ndarray, roi: np.ndarray) -> np.ndarray:
+    """Expected ball radius (full-resolution pixels) at each working pixel, held within its
+    range over ``roi`` (where balls can be)."""
     h, w = xy.shape[:2]
     step = _RADIUS_GRID_PX
     coarse = xy[::step, ::step]
@@ -145,7 +146,14 @@ def _radius_map(camera: CameraModel, xy: np.ndarray) -> np.ndarray:
     jy = (px[3] - px[4]) / 2
     radius = np.sqrt(np.abs(jx[:, 0] * jy[:, 1] - jx[:, 1] * jy[:, 0])).reshape(ch, cw)
     radius = np.nan_to_num(radius, nan=1.0).astype(np.float32)
-    return cv2.resize(radius, (w, h), interpolation=cv2.INTER_LINEAR)
+    radius = cv2.resize(radius, (w, h), interpolation=cv2.INTER_LINEAR)
+    # Far outside the table (toward a real camera's horizon) the plane mapping, and so the
+    # radius, runs wild; only where balls can be matters, and sizes taken from the map's
+    # maximum (search margins, dilations) must stay a ball's.
+    inside = radius[roi > 0]
+    if len(inside):
+        radius = np.clip(radius, float(inside.min()), float(inside.max()))
+    return radius
 
 
 def _sample_grid(grid: np.ndarray, table: TableSpec, xy: np.ndarray) -> np.ndarray:
