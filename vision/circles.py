@@ -102,6 +102,7 @@ def fit_circles(
     iterations: int = 2,
     allowed: np.ndarray | None = None,
     scale: int = 1,
+    clear: np.ndarray | None = None,
 ) -> list[CircleFit]:
     """Fit ball outlines near ``centres`` in a full-resolution image, all at once.
 
@@ -113,6 +114,8 @@ def fit_circles(
         allowed: Where an outline may be (a mask, non-zero inside, at 1/``scale`` of the
             image's resolution): a ball frozen to a cushion must not take the cushion's edge.
         scale: Image pixels per ``allowed`` pixel.
+        clear: ``allowed``'s distance transform (`cv2.distanceTransform`), when at hand: a
+            candidate that far inside needs no outline test (most balls, away from cushions).
     """
     c = np.asarray(centres, dtype=np.float64).reshape(-1, 2).copy()
     exp = np.asarray(expected, dtype=np.float64).reshape(-1)
@@ -131,83 +134,111 @@ def fit_circles(
     k_hi = min(math.ceil(1.32 * float(exp.max()) / step_px) + 3, bins - 1)
     radii = np.arange(k_lo, k_hi) * step_px
     rho = np.arange(k_lo - 1, k_hi + 1) * step_px
-    ray_x = (cos[:, None] * rho[None, :]).astype(np.float32)
-    ray_y = (sin[:, None] * rho[None, :]).astype(np.float32)
+    # Each ray's sample offsets (x, y): one two-channel map for all candidates' rays.
+    ray = np.stack((cos[:, None] * rho[None, :], sin[:, None] * rho[None, :]), axis=-1)
+    ray = ray.astype(np.float32)
     rel = radii[None, :] / exp[:, None]
     prior = np.exp(-0.5 * ((rel - 1.0) / 0.12) ** 2).astype(np.float32)[:, None, :]
     wide = prior * ((rel > 0.72) & (rel < 1.32))[:, None, :]
     narrow = prior * ((rel > 0.88) & (rel < 1.1))[:, None, :]
     outer = (design[:, :, None] * design[:, None, :]).reshape(_ANGLES, 9)
-    rows, cols = np.arange(n)[:, None], np.arange(_ANGLES)[None, :]
+    # A fit that moves its centre further than 0.6 of a radius is not taken.
+    reach = float(rho[-1]) + 0.6 * float(exp.max()) + 1.0
+    near_edge = _near_edge(c, reach, allowed, scale, clear)
+    near_rays = np.repeat(near_edge, _ANGLES) if near_edge is not None else None
+    around = np.array([-1, 0, 1])
     fit_r = exp.copy()
     err = np.zeros((n, _ANGLES))
     good = np.zeros((n, _ANGLES), dtype=bool)
     for it in range(iterations + 1):
         # All candidates' rays in one remap: (n * angles) rows of samples along each ray.
-        map_x = (c[:, 0, None, None].astype(np.float32) + ray_x[None]).reshape(n * _ANGLES, -1)
-        map_y = (c[:, 1, None, None].astype(np.float32) + ray_y[None]).reshape(n * _ANGLES, -1)
-        polar = cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+        maps = (c.astype(np.float32)[:, None, None, :] + ray[None]).reshape(n * _ANGLES, -1, 2)
+        polar = cv2.remap(image, maps, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
         polar = polar.astype(np.float32).reshape(n, _ANGLES, len(rho), -1)
         step = polar[:, :, 2:] - polar[:, :, :-2]
         energy = np.einsum("nabc,nabc->nab", step, step) * (narrow if it else wide)
-        if allowed is not None:
-            energy *= _inside(allowed, scale, map_x, map_y, energy.shape)
+        if near_edge is not None and near_edge.any():
+            # Only the candidates near a cushion: the rest lie wholly where outlines may be.
+            energy[near_edge] *= _inside(allowed, scale, maps[near_rays], energy[near_edge].shape)
         peak = energy.max(axis=2, keepdims=True)
-        # The outline is the outermost strong step on each ray: a stripe's cap or a number
-        # disc can be stronger, but it is never outside (the first pass takes the strongest).
-        local = np.zeros(energy.shape, dtype=bool)
-        local[..., 1:-1] = (energy[..., 1:-1] >= energy[..., :-2]) & (
-            energy[..., 1:-1] >= energy[..., 2:]
-        )
-        strong = local & (energy >= (0.35 if it else 1.0) * peak) & (peak > 0)
+        # The outline is the outermost strong step on each ray (a local maximum, inner
+        # samples only): a stripe's cap or a number disc can be stronger, but it is never
+        # outside (the first pass takes the strongest).
+        inner = energy[..., 1:-1]
+        strong = (inner >= energy[..., :-2]) & (inner >= energy[..., 2:])
+        strong &= (inner >= (0.35 if it else 1.0) * peak) & (peak > 0)
         last = energy.shape[2] - 1
-        k = np.where(strong.any(axis=2), last - np.argmax(strong[..., ::-1], axis=2), 0)
-        k = np.minimum(np.maximum(k, 1), last - 1)
-        e0 = energy[rows, cols, k - 1]
-        e1 = energy[rows, cols, k]
-        e2 = energy[rows, cols, k + 1]
+        k = np.where(strong.any(axis=2), last - 1 - np.argmax(strong[..., ::-1], axis=2), 1)
+        e0, e1, e2 = np.moveaxis(np.take_along_axis(energy, k[..., None] + around, axis=2), 2, 0)
         denom = e0 - 2 * e1 + e2
-        offset = np.where(denom < 0, 0.5 * (e0 - e2) / np.where(denom < 0, denom, -1), 0.0)
+        curved = denom < 0
+        offset = np.where(curved, 0.5 * (e0 - e2) / np.where(curved, denom, -1.0), 0.0)
         r = radii[k] + np.minimum(np.maximum(offset, -1), 1) * step_px
-        typical = np.median(e1, axis=1, keepdims=True)
-        good = (e1 > 0.15 * typical) & (e1 > 0)
+        good = (e1 > 0.15 * _median_rows(e1)) & (e1 > 0)
         sol = np.zeros((n, 3))
         for _ in range(2):
             sol = _weighted_fit(design, outer, r, good)
             err = np.abs(sol @ design.T - r)
-            med = _masked_median(err, good)
-            keep = good & (err < np.maximum(1.0, 2.5 * med)[:, None])
-            enough = keep.sum(axis=1) >= 8
-            good = np.where(enough[:, None], keep, good)
+            keep = good & (err < np.maximum(1.0, 2.5 * _masked_median(err, good))[:, None])
+            good = np.where((keep.sum(axis=1) >= 8)[:, None], keep, good)
         fit_r = sol[:, 0]
         moved = np.hypot(sol[:, 1], sol[:, 2])
         c = c + np.where(good.sum(axis=1, keepdims=True) >= 8, sol[:, 1:], 0.0)
         if it > 0 and moved.max() < 0.05:
             break
+    count = good.sum(axis=1)
+    support = (good & (err < 1.2)).sum(axis=1) / _ANGLES
+    residual = np.sqrt((err * err * good).sum(axis=1) / np.maximum(count, 1))
     fits = []
     for i in range(n):
-        ok = good[i]
-        if ok.sum() < 8:
+        if count[i] < 8:
             fits.append(CircleFit(c[i], float(exp[i]), float(exp[i]), 0.0, math.inf))
-            continue
-        support = float(np.mean(ok & (err[i] < 1.2)))
-        residual = float(np.sqrt(np.mean(err[i][ok] ** 2)))
-        fits.append(CircleFit(c[i], float(fit_r[i]), float(exp[i]), support, residual))
+        else:
+            fits.append(
+                CircleFit(
+                    c[i], float(fit_r[i]), float(exp[i]), float(support[i]), float(residual[i])
+                )
+            )
     return fits
 
 
-def _inside(
-    allowed: np.ndarray,
+def _near_edge(
+    centres: np.ndarray,
+    reach: float,
+    allowed: np.ndarray | None,
     scale: int,
-    map_x: np.ndarray,
-    map_y: np.ndarray,
-    shape: tuple[int, ...],
+    clear: np.ndarray | None,
+) -> np.ndarray | None:
+    """Which candidates' rays may meet a pixel where no outline may be (all, without
+    ``clear``); None when there is no ``allowed`` mask. The centres move a little between
+    iterations: ``reach`` includes a margin for that."""
+    if allowed is None:
+        return None
+    if clear is None:
+        return np.ones(len(centres), dtype=bool)
+    h, w = clear.shape[:2]
+    ix = np.clip(((centres[:, 0] - (scale - 1) / 2) / scale).round().astype(np.int64), 0, w - 1)
+    iy = np.clip(((centres[:, 1] - (scale - 1) / 2) / scale).round().astype(np.int64), 0, h - 1)
+    return clear[iy, ix] * scale <= reach + scale
+
+
+def _median_rows(values: np.ndarray) -> np.ndarray:
+    """Each row's median, (n, 1) (`np.median` along axis 1, without its overhead)."""
+    m = values.shape[1]
+    half = m // 2
+    if m % 2:
+        return np.partition(values, half, axis=1)[:, half : half + 1]
+    part = np.partition(values, (half - 1, half), axis=1)
+    return 0.5 * (part[:, half - 1 : half] + part[:, half : half + 1])
+
+
+def _inside(
+    allowed: np.ndarray, scale: int, maps: np.ndarray, shape: tuple[int, ...]
 ) -> np.ndarray:
-    """1 where a radial step's sample (between the samples of the maps) lies where an outline
-    may be, else 0, shaped like the steps (n, angles, radii)."""
-    mx = (0.5 * (map_x[:, :-2] + map_x[:, 2:]) - (scale - 1) / 2) / scale
-    my = (0.5 * (map_y[:, :-2] + map_y[:, 2:]) - (scale - 1) / 2) / scale
-    inside = cv2.remap(allowed, mx, my, cv2.INTER_NEAREST, borderMode=cv2.BORDER_REPLICATE)
+    """1 where a radial step's sample (between the samples of the two-channel ``maps``) lies
+    where an outline may be, else 0, shaped like the steps (n, angles, radii)."""
+    mid = (0.5 * (maps[:, :-2] + maps[:, 2:]) - (scale - 1) / 2) / scale
+    inside = cv2.remap(allowed, mid, None, cv2.INTER_NEAREST, borderMode=cv2.BORDER_REPLICATE)
     return (inside > 0).reshape(shape).astype(np.float32)
 
 
