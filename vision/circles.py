@@ -51,10 +51,12 @@ def edge_directions(small: np.ndarray, roi: np.ndarray, threshold: float) -> tup
     """
     gx = cv2.Sobel(small, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(small, cv2.CV_32F, 0, 1, ksize=3)
-    jxx = cv2.transform(gx * gx, np.ones((1, 3), np.float32))
-    jyy = cv2.transform(gy * gy, np.ones((1, 3), np.float32))
-    energy = jxx + jyy
-    ys, xs = np.nonzero((energy > threshold * threshold) & (roi > 0))
+    # Sobel of whole-number pixels gives whole numbers, and six squares of them stay well
+    # within float32's exact integers: summed in any order, the energy is the same.
+    energy = cv2.transform(gx * gx + gy * gy, np.ones((1, 3), np.float32))
+    # The tests in OpenCV (one pass each, no boolean temporaries): the same pixels.
+    edges = cv2.bitwise_and(cv2.compare(energy, threshold * threshold, cv2.CMP_GT), roi)
+    ys, xs = np.nonzero(edges)
     if len(ys) == 0:
         empty = np.zeros(0, dtype=np.float32)
         return ys, xs, empty, empty, empty
@@ -77,12 +79,11 @@ def vote(
     """Accumulate each edge pixel's votes one radius away on both sides, (h, w) float32."""
     h, w = shape
     r = radius[ys, xs]
-    acc = np.zeros(h * w, dtype=np.float64)
-    for sign in (1.0, -1.0):
-        vx = np.round(xs + sign * r * cos).astype(np.int64)
-        vy = np.round(ys + sign * r * sin).astype(np.int64)
-        ok = (vx >= 0) & (vx < w) & (vy >= 0) & (vy < h)
-        acc += np.bincount(vy[ok] * w + vx[ok], minlength=h * w)
+    # Both sides' votes in one count (whole numbers: the same map as two counts added).
+    vx = np.round(np.concatenate((xs + r * cos, xs - r * cos))).astype(np.int64)
+    vy = np.round(np.concatenate((ys + r * sin, ys - r * sin))).astype(np.int64)
+    ok = (vx >= 0) & (vx < w) & (vy >= 0) & (vy < h)
+    acc = np.bincount(vy[ok] * w + vx[ok], minlength=h * w)
     return acc.reshape(h, w).astype(np.float32)
 
 
@@ -90,7 +91,10 @@ def peaks(acc: np.ndarray, minimum: np.ndarray, spacing: int) -> np.ndarray:
     """Local maxima of a vote map above a per-pixel minimum, (n, 2) as (x, y), strongest first."""
     smooth = cv2.GaussianBlur(acc, (3, 3), 0.8)
     dilated = cv2.dilate(smooth, np.ones((spacing, spacing), np.uint8))
-    ys, xs = np.nonzero((smooth >= dilated) & (smooth > minimum))
+    top = cv2.bitwise_and(
+        cv2.compare(smooth, dilated, cv2.CMP_GE), cv2.compare(smooth, minimum, cv2.CMP_GT)
+    )
+    ys, xs = np.nonzero(top)
     order = np.argsort(-smooth[ys, xs])
     return np.column_stack((xs[order], ys[order])).astype(np.float64)
 

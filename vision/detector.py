@@ -200,7 +200,7 @@ class BallDetector:
                 rects = merge(rects + self._recheck_rects())
         if not rects and self._previous is not None:
             # Nothing moved: the balls, their names and the occluders are as they were.
-            return self._restamp(self._previous, index, time)
+            return self._previous.restamped(index, time)
         whole = not rects or rects == [(0, 0, *self.view.size)]
         self._last_small = small
         if whole:
@@ -397,20 +397,6 @@ class BallDetector:
                 x0, y0, x1, y1 = xs.min(), ys.min(), xs.max() + 1, ys.max() + 1
                 out.append((max(x0 - 2, 0), max(y0 - 2, 0), min(x1 + 2, gw), min(y1 + 2, gh)))
         return out
-
-    @staticmethod
-    def _restamp(previous: Detections, index: int, time: float) -> Detections:
-        return Detections(
-            index,
-            time,
-            previous.positions,
-            previous.sigma,
-            previous.identity,
-            previous.radius_px,
-            previous.blur_velocity,
-            previous.confidence,
-            previous.occluded,
-        )
 
     def _check(self, image: np.ndarray, index: int) -> np.ndarray:
         if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3:
