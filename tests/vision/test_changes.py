@@ -95,3 +95,33 @@ def test_a_ball_seen_blurred_stays_found_while_its_place_does_not_change() -> No
         three = rows[0]
         assert not np.isnan(d.blur_velocity[three, 0]), f"frame {i}: the 3 is read as blurred"
         assert errors[0] < 6.0
+
+
+def test_a_ball_seen_blurred_then_lost_is_looked_for_again_where_it_was() -> None:
+    # A ball read as a streak, gone the next frame (melted into the cloth, or the image torn)
+    # and fading back too slowly for any frame to change much there, while the cue ball rolls
+    # elsewhere: its place must be searched again, as for a ball lost at rest.
+    three = (300.0, 200.0)
+    renderer = scenes.renderer(CAMERA, blur_subframes=8, noise_sigma=0.0, jpeg_quality=None)
+    detector = BallDetector(CALIBRATION)
+
+    def frame(k: int, visible: float) -> np.ndarray:
+        cue = (-900.0 + 40.0 * k, -200.0)
+        still = {BallId.CUE: (0.0, 0.0)}
+        blurred = scenes.Moving(
+            {BallId.CUE: cue, BallId.THREE: three}, {**still, BallId.THREE: (2500.0, 0.0)}
+        )
+        with_three = renderer.render(blurred.exposure(renderer.config))
+        without = renderer.render(scenes.Moving({BallId.CUE: cue}, still).exposure(renderer.config))
+        return np.round(visible * with_three + (1 - visible) * without).astype(np.uint8)
+
+    detector.detect(frame(0, 0.0), 0, 0.0)
+    seen = detector.detect(frame(1, 1.0), 1, 1 / 60)
+    rows, _ = match(seen, {BallId.THREE: three})
+    assert rows[0] >= 0 and not np.isnan(seen.blur_velocity[rows[0], 0]), "read as a streak"
+    assert match(detector.detect(frame(2, 0.0), 2, 2 / 60), {BallId.THREE: three})[0][0] < 0
+    steps = 16  # each step changes a pixel by far less than the change threshold
+    for k in range(3, steps + 3):
+        d = detector.detect(frame(k, min((k - 2) / steps, 1.0)), k, k / 60)
+    rows, errors = match(d, {BallId.THREE: three})
+    assert rows[0] >= 0 and errors[0] < 6.0
