@@ -21,6 +21,12 @@ import numpy as np
 
 _ANGLES = 48
 _STEP_PX = 0.5
+_COS = np.cos(np.arange(_ANGLES) * (2 * math.pi / _ANGLES))
+_SIN = np.sin(np.arange(_ANGLES) * (2 * math.pi / _ANGLES))
+_DESIGN = np.column_stack((np.ones(_ANGLES), _COS, _SIN))
+"""Each ray's row of r(theta) = R + dx cos(theta) + dy sin(theta)."""
+_OUTER = (_DESIGN[:, :, None] * _DESIGN[:, None, :]).reshape(_ANGLES, 9)
+_RIDGE = np.eye(3) * 1e-9
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,9 +135,7 @@ def fit_circles(
     max_r = 1.4 * float(exp.max())
     bins = max(math.ceil(max_r / _STEP_PX), 8)
     step_px = max_r / bins
-    angles = np.arange(_ANGLES) * (2 * math.pi / _ANGLES)
-    cos, sin = np.cos(angles), np.sin(angles)
-    design = np.column_stack((np.ones(_ANGLES), cos, sin))
+    cos, sin, design, outer = _COS, _SIN, _DESIGN, _OUTER
     # Only the band where an outline may be (0.72-1.32 of the expected radius, and two steps
     # either side) is sampled: a radial step at sample k compares samples k - 1 and k + 1.
     k_lo = max(math.floor(0.72 * float(exp.min()) / step_px) - 2, 1)
@@ -145,12 +149,11 @@ def fit_circles(
     prior = np.exp(-0.5 * ((rel - 1.0) / 0.12) ** 2).astype(np.float32)[:, None, :]
     wide = prior * ((rel > 0.72) & (rel < 1.32))[:, None, :]
     narrow = prior * ((rel > 0.88) & (rel < 1.1))[:, None, :]
-    outer = (design[:, :, None] * design[:, None, :]).reshape(_ANGLES, 9)
     # A fit that moves its centre further than 0.6 of a radius is not taken.
     reach = float(rho[-1]) + 0.6 * float(exp.max()) + 1.0
     near_edge = _near_edge(c, reach, allowed, scale, clear)
     near_rays = np.repeat(near_edge, _ANGLES) if near_edge is not None else None
-    around = np.array([-1, 0, 1])
+    rays = np.arange(n * _ANGLES)
     fit_r = exp.copy()
     err = np.zeros((n, _ANGLES))
     good = np.zeros((n, _ANGLES), dtype=bool)
@@ -173,7 +176,9 @@ def fit_circles(
         strong &= (inner >= (0.35 if it else 1.0) * peak) & (peak > 0)
         last = energy.shape[2] - 1
         k = np.where(strong.any(axis=2), last - 1 - np.argmax(strong[..., ::-1], axis=2), 1)
-        e0, e1, e2 = np.moveaxis(np.take_along_axis(energy, k[..., None] + around, axis=2), 2, 0)
+        # The step at the outline and its two neighbours, ray by ray.
+        flat, kk = energy.reshape(n * _ANGLES, -1), k.reshape(-1)
+        e0, e1, e2 = (flat[rays, kk + d].reshape(n, _ANGLES) for d in (-1, 0, 1))
         denom = e0 - 2 * e1 + e2
         curved = denom < 0
         offset = np.where(curved, 0.5 * (e0 - e2) / np.where(curved, denom, -1.0), 0.0)
@@ -264,7 +269,7 @@ def _weighted_fit(
     ``outer`` holds each ray's design row's outer product with itself, flattened (angles, 9).
     """
     w = good.astype(np.float64)
-    ata = (w @ outer).reshape(-1, 3, 3) + np.eye(3) * 1e-9
+    ata = (w @ outer).reshape(-1, 3, 3) + _RIDGE
     atb = (w * r) @ design
     return np.linalg.solve(ata, atb[..., None])[..., 0]
 
