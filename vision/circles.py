@@ -21,6 +21,12 @@ import numpy as np
 
 _ANGLES = 48
 _STEP_PX = 0.5
+_COS = np.cos(np.arange(_ANGLES) * (2 * math.pi / _ANGLES))
+_SIN = np.sin(np.arange(_ANGLES) * (2 * math.pi / _ANGLES))
+_DESIGN = np.column_stack((np.ones(_ANGLES), _COS, _SIN))
+"""Each ray's row of r(theta) = R + dx cos(theta) + dy sin(theta)."""
+_OUTER = (_DESIGN[:, :, None] * _DESIGN[:, None, :]).reshape(_ANGLES, 9)
+_RIDGE = np.eye(3) * 1e-9
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,10 +57,12 @@ def edge_directions(small: np.ndarray, roi: np.ndarray, threshold: float) -> tup
     """
     gx = cv2.Sobel(small, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(small, cv2.CV_32F, 0, 1, ksize=3)
-    jxx = cv2.transform(gx * gx, np.ones((1, 3), np.float32))
-    jyy = cv2.transform(gy * gy, np.ones((1, 3), np.float32))
-    energy = jxx + jyy
-    ys, xs = np.nonzero((energy > threshold * threshold) & (roi > 0))
+    # Sobel of whole-number pixels gives whole numbers, and six squares of them stay well
+    # within float32's exact integers: summed in any order, the energy is the same.
+    energy = cv2.transform(gx * gx + gy * gy, np.ones((1, 3), np.float32))
+    # The tests in OpenCV (one pass each, no boolean temporaries): the same pixels.
+    edges = cv2.bitwise_and(cv2.compare(energy, threshold * threshold, cv2.CMP_GT), roi)
+    ys, xs = np.nonzero(edges)
     if len(ys) == 0:
         empty = np.zeros(0, dtype=np.float32)
         return ys, xs, empty, empty, empty
@@ -77,12 +85,11 @@ def vote(
     """Accumulate each edge pixel's votes one radius away on both sides, (h, w) float32."""
     h, w = shape
     r = radius[ys, xs]
-    acc = np.zeros(h * w, dtype=np.float64)
-    for sign in (1.0, -1.0):
-        vx = np.round(xs + sign * r * cos).astype(np.int64)
-        vy = np.round(ys + sign * r * sin).astype(np.int64)
-        ok = (vx >= 0) & (vx < w) & (vy >= 0) & (vy < h)
-        acc += np.bincount(vy[ok] * w + vx[ok], minlength=h * w)
+    # Both sides' votes in one count (whole numbers: the same map as two counts added).
+    vx = np.round(np.concatenate((xs + r * cos, xs - r * cos))).astype(np.int64)
+    vy = np.round(np.concatenate((ys + r * sin, ys - r * sin))).astype(np.int64)
+    ok = (vx >= 0) & (vx < w) & (vy >= 0) & (vy < h)
+    acc = np.bincount(vy[ok] * w + vx[ok], minlength=h * w)
     return acc.reshape(h, w).astype(np.float32)
 
 
@@ -90,7 +97,10 @@ def peaks(acc: np.ndarray, minimum: np.ndarray, spacing: int) -> np.ndarray:
     """Local maxima of a vote map above a per-pixel minimum, (n, 2) as (x, y), strongest first."""
     smooth = cv2.GaussianBlur(acc, (3, 3), 0.8)
     dilated = cv2.dilate(smooth, np.ones((spacing, spacing), np.uint8))
-    ys, xs = np.nonzero((smooth >= dilated) & (smooth > minimum))
+    top = cv2.bitwise_and(
+        cv2.compare(smooth, dilated, cv2.CMP_GE), cv2.compare(smooth, minimum, cv2.CMP_GT)
+    )
+    ys, xs = np.nonzero(top)
     order = np.argsort(-smooth[ys, xs])
     return np.column_stack((xs[order], ys[order])).astype(np.float64)
 
@@ -102,6 +112,7 @@ def fit_circles(
     iterations: int = 2,
     allowed: np.ndarray | None = None,
     scale: int = 1,
+    clear: np.ndarray | None = None,
 ) -> list[CircleFit]:
     """Fit ball outlines near ``centres`` in a full-resolution image, all at once.
 
@@ -113,6 +124,8 @@ def fit_circles(
         allowed: Where an outline may be (a mask, non-zero inside, at 1/``scale`` of the
             image's resolution): a ball frozen to a cushion must not take the cushion's edge.
         scale: Image pixels per ``allowed`` pixel.
+        clear: ``allowed``'s distance transform (`cv2.distanceTransform`), when at hand: a
+            candidate that far inside needs no outline test (most balls, away from cushions).
     """
     c = np.asarray(centres, dtype=np.float64).reshape(-1, 2).copy()
     exp = np.asarray(expected, dtype=np.float64).reshape(-1)
@@ -122,92 +135,119 @@ def fit_circles(
     max_r = 1.4 * float(exp.max())
     bins = max(math.ceil(max_r / _STEP_PX), 8)
     step_px = max_r / bins
-    angles = np.arange(_ANGLES) * (2 * math.pi / _ANGLES)
-    cos, sin = np.cos(angles), np.sin(angles)
-    design = np.column_stack((np.ones(_ANGLES), cos, sin))
+    cos, sin, design, outer = _COS, _SIN, _DESIGN, _OUTER
     # Only the band where an outline may be (0.72-1.32 of the expected radius, and two steps
     # either side) is sampled: a radial step at sample k compares samples k - 1 and k + 1.
     k_lo = max(math.floor(0.72 * float(exp.min()) / step_px) - 2, 1)
     k_hi = min(math.ceil(1.32 * float(exp.max()) / step_px) + 3, bins - 1)
     radii = np.arange(k_lo, k_hi) * step_px
     rho = np.arange(k_lo - 1, k_hi + 1) * step_px
-    ray_x = (cos[:, None] * rho[None, :]).astype(np.float32)
-    ray_y = (sin[:, None] * rho[None, :]).astype(np.float32)
+    # Each ray's sample offsets (x, y): one two-channel map for all candidates' rays.
+    ray = np.stack((cos[:, None] * rho[None, :], sin[:, None] * rho[None, :]), axis=-1)
+    ray = ray.astype(np.float32)
     rel = radii[None, :] / exp[:, None]
     prior = np.exp(-0.5 * ((rel - 1.0) / 0.12) ** 2).astype(np.float32)[:, None, :]
     wide = prior * ((rel > 0.72) & (rel < 1.32))[:, None, :]
     narrow = prior * ((rel > 0.88) & (rel < 1.1))[:, None, :]
-    outer = (design[:, :, None] * design[:, None, :]).reshape(_ANGLES, 9)
-    rows, cols = np.arange(n)[:, None], np.arange(_ANGLES)[None, :]
+    # A fit that moves its centre further than 0.6 of a radius is not taken.
+    reach = float(rho[-1]) + 0.6 * float(exp.max()) + 1.0
+    near_edge = _near_edge(c, reach, allowed, scale, clear)
+    near_rays = np.repeat(near_edge, _ANGLES) if near_edge is not None else None
+    rays = np.arange(n * _ANGLES)
     fit_r = exp.copy()
     err = np.zeros((n, _ANGLES))
     good = np.zeros((n, _ANGLES), dtype=bool)
     for it in range(iterations + 1):
         # All candidates' rays in one remap: (n * angles) rows of samples along each ray.
-        map_x = (c[:, 0, None, None].astype(np.float32) + ray_x[None]).reshape(n * _ANGLES, -1)
-        map_y = (c[:, 1, None, None].astype(np.float32) + ray_y[None]).reshape(n * _ANGLES, -1)
-        polar = cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+        maps = (c.astype(np.float32)[:, None, None, :] + ray[None]).reshape(n * _ANGLES, -1, 2)
+        polar = cv2.remap(image, maps, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
         polar = polar.astype(np.float32).reshape(n, _ANGLES, len(rho), -1)
         step = polar[:, :, 2:] - polar[:, :, :-2]
         energy = np.einsum("nabc,nabc->nab", step, step) * (narrow if it else wide)
-        if allowed is not None:
-            energy *= _inside(allowed, scale, map_x, map_y, energy.shape)
+        if near_edge is not None and near_edge.any():
+            # Only the candidates near a cushion: the rest lie wholly where outlines may be.
+            energy[near_edge] *= _inside(allowed, scale, maps[near_rays], energy[near_edge].shape)
         peak = energy.max(axis=2, keepdims=True)
-        # The outline is the outermost strong step on each ray: a stripe's cap or a number
-        # disc can be stronger, but it is never outside (the first pass takes the strongest).
-        local = np.zeros(energy.shape, dtype=bool)
-        local[..., 1:-1] = (energy[..., 1:-1] >= energy[..., :-2]) & (
-            energy[..., 1:-1] >= energy[..., 2:]
-        )
-        strong = local & (energy >= (0.35 if it else 1.0) * peak) & (peak > 0)
+        # The outline is the outermost strong step on each ray (a local maximum, inner
+        # samples only): a stripe's cap or a number disc can be stronger, but it is never
+        # outside (the first pass takes the strongest).
+        inner = energy[..., 1:-1]
+        strong = (inner >= energy[..., :-2]) & (inner >= energy[..., 2:])
+        strong &= (inner >= (0.35 if it else 1.0) * peak) & (peak > 0)
         last = energy.shape[2] - 1
-        k = np.where(strong.any(axis=2), last - np.argmax(strong[..., ::-1], axis=2), 0)
-        k = np.minimum(np.maximum(k, 1), last - 1)
-        e0 = energy[rows, cols, k - 1]
-        e1 = energy[rows, cols, k]
-        e2 = energy[rows, cols, k + 1]
+        k = np.where(strong.any(axis=2), last - 1 - np.argmax(strong[..., ::-1], axis=2), 1)
+        # The step at the outline and its two neighbours, ray by ray.
+        flat, kk = energy.reshape(n * _ANGLES, -1), k.reshape(-1)
+        e0, e1, e2 = (flat[rays, kk + d].reshape(n, _ANGLES) for d in (-1, 0, 1))
         denom = e0 - 2 * e1 + e2
-        offset = np.where(denom < 0, 0.5 * (e0 - e2) / np.where(denom < 0, denom, -1), 0.0)
+        curved = denom < 0
+        offset = np.where(curved, 0.5 * (e0 - e2) / np.where(curved, denom, -1.0), 0.0)
         r = radii[k] + np.minimum(np.maximum(offset, -1), 1) * step_px
-        typical = np.median(e1, axis=1, keepdims=True)
-        good = (e1 > 0.15 * typical) & (e1 > 0)
+        good = (e1 > 0.15 * _median_rows(e1)) & (e1 > 0)
         sol = np.zeros((n, 3))
         for _ in range(2):
             sol = _weighted_fit(design, outer, r, good)
             err = np.abs(sol @ design.T - r)
-            med = _masked_median(err, good)
-            keep = good & (err < np.maximum(1.0, 2.5 * med)[:, None])
-            enough = keep.sum(axis=1) >= 8
-            good = np.where(enough[:, None], keep, good)
+            keep = good & (err < np.maximum(1.0, 2.5 * _masked_median(err, good))[:, None])
+            good = np.where((keep.sum(axis=1) >= 8)[:, None], keep, good)
         fit_r = sol[:, 0]
         moved = np.hypot(sol[:, 1], sol[:, 2])
         c = c + np.where(good.sum(axis=1, keepdims=True) >= 8, sol[:, 1:], 0.0)
         if it > 0 and moved.max() < 0.05:
             break
+    count = good.sum(axis=1)
+    support = (good & (err < 1.2)).sum(axis=1) / _ANGLES
+    residual = np.sqrt((err * err * good).sum(axis=1) / np.maximum(count, 1))
     fits = []
     for i in range(n):
-        ok = good[i]
-        if ok.sum() < 8:
+        if count[i] < 8:
             fits.append(CircleFit(c[i], float(exp[i]), float(exp[i]), 0.0, math.inf))
-            continue
-        support = float(np.mean(ok & (err[i] < 1.2)))
-        residual = float(np.sqrt(np.mean(err[i][ok] ** 2)))
-        fits.append(CircleFit(c[i], float(fit_r[i]), float(exp[i]), support, residual))
+        else:
+            fits.append(
+                CircleFit(
+                    c[i], float(fit_r[i]), float(exp[i]), float(support[i]), float(residual[i])
+                )
+            )
     return fits
 
 
-def _inside(
-    allowed: np.ndarray,
+def _near_edge(
+    centres: np.ndarray,
+    reach: float,
+    allowed: np.ndarray | None,
     scale: int,
-    map_x: np.ndarray,
-    map_y: np.ndarray,
-    shape: tuple[int, ...],
+    clear: np.ndarray | None,
+) -> np.ndarray | None:
+    """Which candidates' rays may meet a pixel where no outline may be (all, without
+    ``clear``); None when there is no ``allowed`` mask. The centres move a little between
+    iterations: ``reach`` includes a margin for that."""
+    if allowed is None:
+        return None
+    if clear is None:
+        return np.ones(len(centres), dtype=bool)
+    h, w = clear.shape[:2]
+    ix = np.clip(((centres[:, 0] - (scale - 1) / 2) / scale).round().astype(np.int64), 0, w - 1)
+    iy = np.clip(((centres[:, 1] - (scale - 1) / 2) / scale).round().astype(np.int64), 0, h - 1)
+    return clear[iy, ix] * scale <= reach + scale
+
+
+def _median_rows(values: np.ndarray) -> np.ndarray:
+    """Each row's median, (n, 1) (`np.median` along axis 1, without its overhead)."""
+    m = values.shape[1]
+    half = m // 2
+    if m % 2:
+        return np.partition(values, half, axis=1)[:, half : half + 1]
+    part = np.partition(values, (half - 1, half), axis=1)
+    return 0.5 * (part[:, half - 1 : half] + part[:, half : half + 1])
+
+
+def _inside(
+    allowed: np.ndarray, scale: int, maps: np.ndarray, shape: tuple[int, ...]
 ) -> np.ndarray:
-    """1 where a radial step's sample (between the samples of the maps) lies where an outline
-    may be, else 0, shaped like the steps (n, angles, radii)."""
-    mx = (0.5 * (map_x[:, :-2] + map_x[:, 2:]) - (scale - 1) / 2) / scale
-    my = (0.5 * (map_y[:, :-2] + map_y[:, 2:]) - (scale - 1) / 2) / scale
-    inside = cv2.remap(allowed, mx, my, cv2.INTER_NEAREST, borderMode=cv2.BORDER_REPLICATE)
+    """1 where a radial step's sample (between the samples of the two-channel ``maps``) lies
+    where an outline may be, else 0, shaped like the steps (n, angles, radii)."""
+    mid = (0.5 * (maps[:, :-2] + maps[:, 2:]) - (scale - 1) / 2) / scale
+    inside = cv2.remap(allowed, mid, None, cv2.INTER_NEAREST, borderMode=cv2.BORDER_REPLICATE)
     return (inside > 0).reshape(shape).astype(np.float32)
 
 
@@ -229,7 +269,7 @@ def _weighted_fit(
     ``outer`` holds each ray's design row's outer product with itself, flattened (angles, 9).
     """
     w = good.astype(np.float64)
-    ata = (w @ outer).reshape(-1, 3, 3) + np.eye(3) * 1e-9
+    ata = (w @ outer).reshape(-1, 3, 3) + _RIDGE
     atb = (w * r) @ design
     return np.linalg.solve(ata, atb[..., None])[..., 0]
 

@@ -11,7 +11,8 @@ keep a reference without fear that an earlier stage changes it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -178,6 +179,22 @@ class Detections:
             confidence=_per_row(confidence, n),
             occluded=occluded,
         )
+
+    def restamped(self, frame: int, time: float) -> Detections:
+        """These detections again for another frame (nothing moved since): the arrays, checked
+        when these were made and read-only, are shared rather than checked again.
+
+        Raises:
+            DetectionsError: ``time`` is not a finite number.
+        """
+        if not math.isfinite(time):
+            raise DetectionsError(f"detections of frame {frame} at t={time}: time is not finite")
+        out = object.__new__(Detections)
+        for f in fields(Detections):
+            object.__setattr__(out, f.name, getattr(self, f.name))
+        object.__setattr__(out, "frame", int(frame))
+        object.__setattr__(out, "time", float(time))
+        return out
 
     def identity_of(self, row: int) -> dict[BallId, float]:
         """One row's identity as a mapping (non-zero entries only)."""

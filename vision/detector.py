@@ -39,11 +39,11 @@ from rules.errors import RailbirdError
 from rules.table import Point
 from vision import circles, identity
 from vision.detections import BALL_ORDER, Detections, Polygon
-from vision.discs import disc_stats
+from vision.discs import disc_arrays
 from vision.foreign import ClothContrast
 from vision.found import FoundBall
-from vision.occluders import LeftoverReader, occluder_area_mm2
-from vision.regions import Rect, changed_pixels, changed_rects, inside, merge, on
+from vision.occluders import Leftover, LeftoverReader, occluder_area_mm2
+from vision.regions import Rect, changed_pixels, changed_rects, inside, merge, on, overlaps
 from vision.streaks import StreakReader, signed
 from vision.table_view import SCALE, TableView
 
@@ -51,6 +51,11 @@ log = logging.getLogger(__name__)
 
 LOST_LOOK_FRAMES = 300
 """How many frames (5 s at 60 fps) the place where a ball went unseen is searched again."""
+
+_EXPOSURES_PER_FRAME = 4
+"""How far a rolling ball may go on between frames, in its streak's lengths (a 1/120 s
+shutter at 30 fps): a ball of the last frame read as a streak is accounted for by any ball now
+within that reach."""
 
 
 class FrameError(RailbirdError, ValueError):
@@ -147,9 +152,14 @@ class BallDetector:
         self._previous: Detections | None = None
         self._last_small: np.ndarray | None = None
         self._balls: list[FoundBall] = []
+        """The last frame's balls at rest (carried over where their place did not change)."""
+        self._streaks_seen: list[FoundBall] = []
+        """The last frame's balls read as streaks: never carried over, their places are searched
+        again in the next frame whatever changed there."""
         self._lost: list[tuple[np.ndarray, float, int]] = []
         """Where balls went unseen: full-resolution centre, radius, and the frame count then."""
         self._frames = 0
+        self._leftovers: list[Leftover] = []
         self._mask = np.zeros((h, w), dtype=np.uint8)
         self._weight = np.zeros((h, w), dtype=np.float32)
 
@@ -187,10 +197,10 @@ class BallDetector:
             )
             rects = changed_rects(changed, float(self._radius_small.max()))
             if rects != [(0, 0, *self.view.size)]:
-                rects = merge(rects + self._lost_rects())
+                rects = merge(rects + self._recheck_rects())
         if not rects and self._previous is not None:
             # Nothing moved: the balls, their names and the occluders are as they were.
-            return self._restamp(self._previous, index, time)
+            return self._previous.restamped(index, time)
         whole = not rects or rects == [(0, 0, *self.view.size)]
         self._last_small = small
         if whole:
@@ -202,6 +212,8 @@ class BallDetector:
         if rects is None:
             log.warning("frame %d: the table's cloth is not visible; no balls reported", index)
             self._balls = []
+            self._streaks_seen = []
+            self._leftovers = []
             self._previous = None
             return Detections.empty(index, time)
         for x0, y0, x1, y1 in rects:
@@ -243,11 +255,16 @@ class BallDetector:
                 self._weight,
             )
         ]
-        balls, leftover = self._leftover.explain(self._mask, self._weight, kept + found)
-        balls, streaks, occluded = self._leftover.leftovers(leftover, self._weight, balls)
+        balls = self._leftover.covering(self._weight, kept + found)
+        left = self._leftovers_now(balls, rects, whole)
+        balls = self._leftover.unoccluded(balls, left, self._mask.shape)
+        streaks = [lo.streak for lo in left if lo.streak is not None]
+        occluded = tuple(p for lo in left for p in lo.polygons)
+        self._leftovers = left
         balls = self._named(image, balls + streaks)
         self._remember_lost(balls)
         self._balls = [b for b in balls if b.blur_mm is None]
+        self._streaks_seen = [b for b in balls if b.blur_mm is not None]
         detections = self._detections(index, time, balls, occluded)
         self._previous = detections
         return detections
@@ -258,7 +275,7 @@ class BallDetector:
         resting beside one that rolled past)."""
         out = []
         for b in self._balls:
-            c = self.view.to_working(b.centre_px)
+            c = _working(b.centre_px)
             if any(inside(c, r) for r in rects):
                 reach = 1.3 * b.radius_px / SCALE
                 x0, y0 = max(int(c[0] - reach), 0), max(int(c[1] - reach), 0)
@@ -273,7 +290,11 @@ class BallDetector:
         """Note where a ball of the last frame has gone unseen: a ball can melt into the cloth
         for a frame (a green ball number-down on green cloth) and come back too slowly for any
         frame to change much there, so only looking where the frame changed would never find it
-        again. Those places are searched again for `LOST_LOOK_FRAMES` frames."""
+        again. Those places are searched again for `LOST_LOOK_FRAMES` frames.
+
+        A ball the last frame read as a streak counts too (it was never among the balls carried
+        over): a ball creeping to rest can be read as blurred, then change too little for its
+        place to be searched again."""
         self._frames += 1
         now = [(b.centre_px, 1.5 * b.radius_px) for b in balls]
         lost = [
@@ -281,17 +302,27 @@ class BallDetector:
             for c, r, since in self._lost
             if self._frames - since <= LOST_LOOK_FRAMES and not _near(c, now)
         ]
-        for b in self._balls:
-            if not _near(b.centre_px, now) and not _near(b.centre_px, [(c, r) for c, r, _ in lost]):
+        for b in self._balls + self._streaks_seen:
+            went_on = _travel_px(b) * _EXPOSURES_PER_FRAME
+            reach = [(c, d + went_on) for c, d in now]
+            if not _near(b.centre_px, reach) and not _near(
+                b.centre_px, [(c, r) for c, r, _ in lost]
+            ):
                 lost.append((b.centre_px, b.radius_px, self._frames))
         self._lost = lost
 
-    def _lost_rects(self) -> list[Rect]:
+    def _recheck_rects(self) -> list[Rect]:
+        """Working-grid rectangles searched whatever changed there: around where balls went
+        unseen, and around the last frame's streaks (a whole streak, however long)."""
         gw, gh = self.view.size
+        places = [(centre, self._pad) for centre, _, _ in self._lost]
+        places += [
+            (b.centre_px, self._pad + math.ceil(_travel_px(b) / 2 / SCALE))
+            for b in self._streaks_seen
+        ]
         out = []
-        for centre, _, _ in self._lost:
+        for centre, pad in places:
             x, y = _working(centre)
-            pad = self._pad
             out.append(
                 (
                     max(int(x) - pad, 0),
@@ -301,6 +332,25 @@ class BallDetector:
                 )
             )
         return out
+
+    def _leftovers_now(
+        self, balls: list[FoundBall], rects: list[Rect], whole: bool
+    ) -> list[Leftover]:
+        """This frame's streaks and occluders: read again inside the searched rectangles (each
+        grown over any previous one reaching into it, so none is read in part); elsewhere
+        nothing changed and the previous frame's stand."""
+        if whole:
+            return self._leftover.read(self._mask, self._weight, balls, (0, 0, *self.view.size))
+        regions, standing = merge(rects), list(self._leftovers)
+        while True:
+            reaching = [lo for lo in standing if any(overlaps(lo.rect, r) for r in regions)]
+            if not reaching:
+                break
+            standing = [lo for lo in standing if lo not in reaching]
+            regions = merge(regions + [lo.rect for lo in reaching])
+        for region in regions:
+            standing += self._leftover.read(self._mask, self._weight, balls, region)
+        return standing
 
     def _occupied(self, small: np.ndarray) -> list[Rect] | None:
         """Working-grid rectangles around everything that is not cloth, found on a quarter-
@@ -329,7 +379,9 @@ class BallDetector:
         self._last_small = None
         self._previous = None
         self._balls = []
+        self._streaks_seen = []
         self._lost = []
+        self._leftovers = []
 
     def _pockets(self) -> list[Rect]:
         """Working-grid rectangles around the pockets' mouths, where a ball may sit off the
@@ -345,20 +397,6 @@ class BallDetector:
                 x0, y0, x1, y1 = xs.min(), ys.min(), xs.max() + 1, ys.max() + 1
                 out.append((max(x0 - 2, 0), max(y0 - 2, 0), min(x1 + 2, gw), min(y1 + 2, gh)))
         return out
-
-    @staticmethod
-    def _restamp(previous: Detections, index: int, time: float) -> Detections:
-        return Detections(
-            index,
-            time,
-            previous.positions,
-            previous.sigma,
-            previous.identity,
-            previous.radius_px,
-            previous.blur_velocity,
-            previous.confidence,
-            previous.occluded,
-        )
 
     def _check(self, image: np.ndarray, index: int) -> np.ndarray:
         if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3:
@@ -437,7 +475,11 @@ class BallDetector:
         expected = [r for _, r in candidates]
         found: list[FoundBall] = []
         fits = circles.fit_circles(
-            image, np.array(starts), np.array(expected), allowed=self.view.outline
+            image,
+            np.array(starts),
+            np.array(expected),
+            allowed=self.view.outline,
+            clear=self.view.outline_clear,
         )
         for start, fit in zip(starts, fits, strict=True):
             r = fit.expected
@@ -472,16 +514,16 @@ class BallDetector:
         fresh = [i for i, b in enumerate(balls) if b.like is None]
         if not fresh:
             return balls
-        stats = disc_stats(
+        disc, ring, band = disc_arrays(
             image,
             np.array([balls[i].centre_px for i in fresh]),
             np.array([balls[i].radius_px for i in fresh]),
             self.colours.cloth_lab,
         )
+        like = identity.likelihoods_of(disc, self.colours, ring, band)
         out = list(balls)
-        for i, (disc, ring, band) in zip(fresh, stats, strict=True):
-            like = identity.likelihoods(disc, self.colours, ring, band)
-            out[i] = dataclasses.replace(balls[i], like=like)
+        for row, i in enumerate(fresh):
+            out[i] = dataclasses.replace(balls[i], like=like[row])
         return out
 
     def _detections(
@@ -493,9 +535,7 @@ class BallDetector:
     ) -> Detections:
         if not balls:
             return Detections.empty(index, time, occluded)
-        camera = self.calibration.camera
-        centres = np.array([b.centre_px for b in balls])
-        positions = camera.to_table(centres, BALL_RADIUS_MM)
+        positions = self.view.ball_xy(np.array([b.centre_px for b in balls]))
         mm_per_px = np.array([BALL_RADIUS_MM / b.radius_px for b in balls])
         residual = np.array([min(b.residual, 3.0) for b in balls])
         support = np.array([b.support for b in balls])
@@ -525,6 +565,15 @@ class BallDetector:
             confidence=confidence,
             occluded=occluded,
         )
+
+
+def _travel_px(ball: FoundBall) -> float:
+    """A streak's travel over the exposure in full-resolution pixels (0 for a ball at rest)."""
+    if ball.blur_mm is None:
+        return 0.0
+    return (
+        math.hypot(float(ball.blur_mm[0]), float(ball.blur_mm[1])) * ball.radius_px / BALL_RADIUS_MM
+    )
 
 
 def _working(p: np.ndarray) -> tuple[float, float]:

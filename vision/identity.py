@@ -14,6 +14,7 @@ stays "unknown" rather than being forced onto a name.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -23,7 +24,9 @@ from rules.balls import BallId
 
 _N = 16
 _IDS = tuple(BallId)
-_STRIPED_FLAGS = tuple(bool(b.striped) for b in _IDS)  # plain bools: read per ball per id
+_STRIPED = np.array([bool(b.striped) for b in _IDS])
+_CUE = _IDS.index(BallId.CUE)
+_EIGHT = _IDS.index(BallId.EIGHT)
 _EPS = 1e-9
 _CLOTH_BAND = 8.0  # a-b distance from the neutral-to-cloth line still counted as cloth tinge
 _BAND_DARK_L = 60.0  # a rim pixel darker than this (and not cloth) is a dark band's shade
@@ -67,6 +70,66 @@ def band_evidence(ring_lab: np.ndarray, cloth_lab: tuple[float, float, float]) -
     return (coloured | dark) & ~clothlike
 
 
+@dataclass(frozen=True, slots=True)
+class PixelArrays:
+    """`calibration.colour.BallPixels` of many balls as parallel arrays (one row per ball).
+
+    Attributes:
+        white_fraction: (n,) share of white pixels.
+        dark_fraction: (n,) share of black pixels.
+        colour_lab: (n, 3) mean Lab of the coloured pixels; NaN where there are none.
+        colour_fraction: (n,) share of coloured pixels.
+        white_lab: (n, 3) mean Lab of the white pixels; NaN where there are none.
+    """
+
+    white_fraction: np.ndarray
+    dark_fraction: np.ndarray
+    colour_lab: np.ndarray
+    colour_fraction: np.ndarray
+    white_lab: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.white_fraction)
+
+    def part(self, rows: slice) -> PixelArrays:
+        """The statistics of some of the balls."""
+        return PixelArrays(
+            self.white_fraction[rows],
+            self.dark_fraction[rows],
+            self.colour_lab[rows],
+            self.colour_fraction[rows],
+            self.white_lab[rows],
+        )
+
+    def row(self, i: int) -> BallPixels:
+        """One ball's statistics as `BallPixels`."""
+        return BallPixels(
+            float(self.white_fraction[i]),
+            float(self.dark_fraction[i]),
+            _lab_or_none(self.colour_lab[i]),
+            float(self.colour_fraction[i]),
+            _lab_or_none(self.white_lab[i]),
+        )
+
+    @classmethod
+    def of(cls, stats: BallPixels) -> PixelArrays:
+        """One ball's `BallPixels` as arrays of one row."""
+        none = (math.nan,) * 3
+        return cls(
+            np.array([stats.white_fraction]),
+            np.array([stats.dark_fraction]),
+            np.array([stats.colour_lab or none], dtype=np.float64),
+            np.array([stats.colour_fraction]),
+            np.array([stats.white_lab or none], dtype=np.float64),
+        )
+
+
+def _lab_or_none(lab: np.ndarray) -> tuple[float, float, float] | None:
+    if np.isnan(lab[0]):
+        return None
+    return (float(lab[0]), float(lab[1]), float(lab[2]))
+
+
 def likelihoods(
     stats: BallPixels,
     model: ColourModel,
@@ -82,74 +145,96 @@ def likelihoods(
             with its band only there, which tells it from the cue ball.
         band: `band_fraction` of that ring, when known: the cue ball shows none.
     """
-    w = stats.white_fraction
-    colour = stats.colour_lab
-    out = [0.0] * _N
+    rings = PixelArrays.of(ring) if ring is not None else None
+    bands = np.array([math.nan if band is None else band])
+    return likelihoods_of(PixelArrays.of(stats), model, rings, bands)[0]
+
+
+def likelihoods_of(
+    disc: PixelArrays,
+    model: ColourModel,
+    ring: PixelArrays | None = None,
+    band: np.ndarray | None = None,
+) -> np.ndarray:
+    """Relative likelihood of each ball id, (n, 16), for many balls at once (see `likelihoods`).
+
+    Args:
+        disc: The balls' discs (their rims left out).
+        model: The colour model.
+        ring: The rings just inside the rims, or None.
+        band: (n,) `band_fraction` of each ring, NaN where unknown; None: all unknown.
+    """
+    w = disc.white_fraction
+    n = len(w)
+    band = np.full(n, math.nan) if band is None else np.asarray(band, dtype=np.float64)
+    known_band = ~np.isnan(band)
+    colour = disc.colour_lab
     # Pattern: the cue ball is white all over; a stripe shows a white cap or two; a solid
     # shows at most its number disc (and a highlight).
     p_cue = _gauss(1.0 - w, 0.0, 0.06)
     if ring is not None:
-        if band is None:
-            p_cue *= _gauss(ring.colour_fraction, 0.0, 0.1)
-        if colour is None or stats.colour_fraction < 0.1:
-            colour = ring.colour_lab or colour
+        p_cue = np.where(known_band, p_cue, p_cue * _gauss(ring.colour_fraction, 0.0, 0.1))
+        # Too little colour on the disc (a stripe seen cap-on): the ring's colour, if any.
+        take_ring = (np.isnan(colour[:, 0]) | (disc.colour_fraction < 0.1)) & ~np.isnan(
+            ring.colour_lab[:, 0]
+        )
+        colour = np.where(take_ring[:, None], ring.colour_lab, colour)
     p_solid = _gauss(w, 0.06, 0.09) + 0.02
     p_stripe = _gauss(w, 0.55, 0.2) + 0.02
-    banded = band is not None and band > _BAND_MIN
-    if band is not None:
-        p_cue *= _gauss(band, 0.0, _BAND_SD)
-        if banded:
-            # A stripe turned cap-up: all white but its band at the rim.
-            p_stripe = max(p_stripe, 0.3)
-    if stats.colour_fraction < 0.04 and stats.dark_fraction < 0.2 and not banded:
-        p_solid = p_stripe = 0.02  # no colour at all: a cue ball (or a stripe face-on)
-    for i, (ball, target) in enumerate(zip(_IDS, model.balls, strict=True)):
-        if ball is BallId.CUE:
-            out[i] = p_cue
-            continue
-        if ball is BallId.EIGHT:
-            evidence = _black_evidence(stats, target.lab)
-        elif colour is None:
-            evidence = 0.02
-        else:
-            evidence = _colour_match(colour, target.lab, target.spread)
-        out[i] = evidence * (p_stripe if _STRIPED_FLAGS[i] else p_solid)
-    return np.array(out)
+    band = np.where(known_band, band, 0.0)
+    banded = known_band & (band > _BAND_MIN)
+    p_cue = np.where(known_band, p_cue * _gauss(band, 0.0, _BAND_SD), p_cue)
+    # A stripe turned cap-up: all white but its band at the rim.
+    p_stripe = np.where(banded, np.maximum(p_stripe, 0.3), p_stripe)
+    # No colour at all: a cue ball (or a stripe face-on).
+    plain = (disc.colour_fraction < 0.04) & (disc.dark_fraction < 0.2) & ~banded
+    p_solid = np.where(plain, 0.02, p_solid)
+    p_stripe = np.where(plain, 0.02, p_stripe)
+    targets = np.array([c.lab for c in model.balls], dtype=np.float64)
+    spreads = np.array([c.spread for c in model.balls], dtype=np.float64)
+    evidence = _colour_match(colour, targets, spreads)
+    evidence = np.where(np.isnan(colour[:, :1]), 0.02, evidence)
+    evidence[:, _EIGHT] = _black_evidence(disc, targets[_EIGHT])
+    out = evidence * np.where(_STRIPED[None, :], p_stripe[:, None], p_solid[:, None])
+    out[:, _CUE] = p_cue
+    return out
 
 
-def _black_evidence(stats: BallPixels, black_lab: tuple[float, float, float]) -> float:
+def _black_evidence(stats: PixelArrays, black_lab: np.ndarray) -> np.ndarray:
     dark = stats.dark_fraction
-    if stats.colour_lab is not None and stats.colour_fraction > dark:
-        c = stats.colour_lab
-        # A dark, nearly neutral coloured part is the 8 in a dim corner.
-        chroma = math.hypot(c[1] - 128, c[2] - 128)
-        return _gauss(chroma, 0.0, 14.0) * _gauss(c[0], black_lab[0], 30.0)
-    return 0.05 + 0.95 * min(dark / 0.5, 1.0)
+    c = stats.colour_lab
+    # A dark, nearly neutral coloured part is the 8 in a dim corner.
+    tinted = ~np.isnan(c[:, 0]) & (stats.colour_fraction > dark)
+    chroma = np.hypot(c[:, 1] - 128, c[:, 2] - 128)
+    dim = _gauss(chroma, 0.0, 14.0) * _gauss(c[:, 0], black_lab[0], 30.0)
+    return np.where(tinted, dim, 0.05 + 0.95 * np.minimum(dark / 0.5, 1.0))
 
 
-def _colour_match(colour: tuple[float, ...], target: tuple[float, ...], spread: float) -> float:
-    """How well a measured colour fits a ball's, in hue, lightness and chroma.
+def _colour_match(colour: np.ndarray, target: np.ndarray, spread: np.ndarray) -> np.ndarray:
+    """How well measured colours (n, 3) fit the balls' (16, 3), in hue, lightness and chroma,
+    (n, 16) (NaN where a colour is NaN).
 
     Hue is the steadiest under the light, and in the thin band of a stripe seen edge-on, where
     the camera's chroma subsampling mixes the band with white and cloth, chroma shrinks while
     hue stays; lightness separates balls of one hue (red and maroon).
     """
-    ca, cb = colour[1] - 128.0, colour[2] - 128.0
-    ta, tb = target[1] - 128.0, target[2] - 128.0
-    chroma, target_chroma = math.hypot(ca, cb), math.hypot(ta, tb)
-    dl = (colour[0] - target[0]) / (3.0 * spread)
-    if chroma < 8.0 or target_chroma < 8.0:
-        dc = (chroma - target_chroma) / spread
-        return math.exp(-0.5 * (dl * dl + dc * dc))
-    dh = math.degrees(math.atan2(cb, ca) - math.atan2(tb, ta))
-    dh = (dh + 180.0) % 360.0 - 180.0
-    hue_sd = 5.0 + 60.0 / max(chroma, 1.0)  # hue is vaguer for a weakly coloured patch
-    dc = math.log(chroma / target_chroma) / 0.6
-    return math.exp(-0.5 * ((dh / hue_sd) ** 2 + dl * dl + dc * dc))
+    ca, cb = colour[:, 1:2] - 128.0, colour[:, 2:3] - 128.0
+    ta, tb = target[None, :, 1] - 128.0, target[None, :, 2] - 128.0
+    chroma, target_chroma = np.hypot(ca, cb), np.hypot(ta, tb)
+    dl = (colour[:, 0:1] - target[None, :, 0]) / (3.0 * spread[None, :])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        grey = (chroma - target_chroma) / spread[None, :]
+        dh = np.degrees(np.arctan2(cb, ca) - np.arctan2(tb, ta))
+        dh = (dh + 180.0) % 360.0 - 180.0
+        hue_sd = 5.0 + 60.0 / np.maximum(chroma, 1.0)  # hue is vaguer for a weakly coloured patch
+        dc = np.log(chroma / target_chroma) / 0.6
+        hued = (dh / hue_sd) ** 2 + dc * dc
+    neutral = (chroma < 8.0) | (target_chroma < 8.0)
+    return np.exp(-0.5 * (dl * dl + np.where(neutral, grey * grey, hued)))
 
 
-def _gauss(x: float, mu: float, sd: float) -> float:
-    return math.exp(-0.5 * ((x - mu) / sd) ** 2)
+def _gauss(x: np.ndarray, mu: float, sd: float) -> np.ndarray:
+    return np.exp(-0.5 * ((x - mu) / sd) ** 2)
 
 
 def probabilities(like: np.ndarray, known: float = 0.97) -> np.ndarray:
@@ -184,21 +269,16 @@ def assign(prob: np.ndarray, confidence: np.ndarray) -> tuple[np.ndarray, np.nda
     np.fill_diagonal(dummy, -np.log(unknown) + 2.0)
     rows, cols = linear_sum_assignment(np.hstack((cost, dummy)))
     assigned = np.full(n, -1, dtype=np.int64)
-    for r, c in zip(rows, cols, strict=True):
-        if c < _N:
-            assigned[r] = c
+    named = cols < _N
+    assigned[rows[named]] = cols[named]
     # The belief that row r is ball j: discount by how sure the row assigned j is of it.
+    mine = assigned >= 0
     taken = np.zeros(_N)
     owner = np.full(_N, -1)
-    for r in range(n):
-        j = assigned[r]
-        if j >= 0:
-            taken[j] = prob[r, j] * confidence[r]
-            owner[j] = r
-    revised = prob.copy()
-    for r in range(n):
-        others = np.where((owner >= 0) & (owner != r), taken, 0.0)
-        revised[r] *= 1.0 - others
+    taken[assigned[mine]] = prob[mine, assigned[mine]] * confidence[mine]
+    owner[assigned[mine]] = np.flatnonzero(mine)
+    others = (owner[None, :] >= 0) & (owner[None, :] != np.arange(n)[:, None])
+    revised = prob * (1.0 - np.where(others, taken[None, :], 0.0))
     keep = prob.sum(axis=1, keepdims=True)
     scale = np.where(revised.sum(axis=1, keepdims=True) > 0, keep, 0.0)
     revised = revised / np.maximum(revised.sum(axis=1, keepdims=True), _EPS) * scale

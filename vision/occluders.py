@@ -10,6 +10,7 @@ tip) is dropped.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -17,9 +18,28 @@ import numpy as np
 from calibration.camera import CameraModel
 from vision.detections import Polygon
 from vision.found import FoundBall
-from vision.regions import on
+from vision.regions import Rect, on
 from vision.streaks import StreakReader
 from vision.table_view import SCALE, TableView
+
+_OPEN = np.ones((3, 3), np.uint8)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Leftover:
+    """One patch of foreign pixels no ball explains, as read in one frame.
+
+    Attributes:
+        rect: Its bounding rectangle on the working grid.
+        streak: The ball blurred into it, when it is a streak.
+        polygons: Its outline in table mm, when it is an occluder.
+        mask: When it is an occluder, its pixels (uint8 0/1) within ``rect``.
+    """
+
+    rect: Rect
+    streak: FoundBall | None = None
+    polygons: tuple[Polygon, ...] = ()
+    mask: np.ndarray | None = field(default=None, repr=False)
 
 
 class LeftoverReader:
@@ -45,67 +65,81 @@ class LeftoverReader:
         self.occluder_min_balls = occluder_min_balls
         self._radius_small = (view.radius / SCALE).astype(np.float32)
 
-    def explain(
-        self, foreign: np.ndarray, weight: np.ndarray, balls: list[FoundBall]
-    ) -> tuple[list[FoundBall], np.ndarray]:
-        """Drop new balls with hardly any foreign pixels; return the foreign pixels left over."""
-        h, w = foreign.shape
-        covered = np.zeros((h, w), dtype=np.uint8)
-        kept = []
-        for b in balls:
-            c = self.view.to_working(b.centre_px)
-            r = b.radius_px / SCALE * 1.25
-            if b.like is None:  # a new ball: it must cover foreign pixels (or be very round)
-                x0, y0 = max(int(c[0] - r), 0), max(int(c[1] - r), 0)
-                x1, y1 = min(int(c[0] + r) + 2, w), min(int(c[1] + r) + 2, h)
-                yy, xx = np.ogrid[y0:y1, x0:x1]
-                disc = (xx - c[0]) ** 2 + (yy - c[1]) ** 2 <= r * r
-                cover = float(weight[y0:y1, x0:x1][disc].mean()) if disc.any() else 0.0
-                if cover < 0.25 and b.support < 0.8:
-                    continue
-            kept.append(b)
-            centre = (round(float(c[0]) * 16), round(float(c[1]) * 16))
-            cv2.circle(covered, centre, round(r * 16), 255, -1, cv2.LINE_8, 4)
-        leftover = cv2.bitwise_and(foreign, cv2.bitwise_not(covered))
-        leftover = cv2.morphologyEx(leftover, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        return kept, leftover
+    def covering(self, weight: np.ndarray, balls: list[FoundBall]) -> list[FoundBall]:
+        """The balls less the new ones with hardly any foreign pixels on their disc (unless
+        very round: a ball in a pocket's jaws is off the cloth the weight is measured on)."""
+        fresh = [i for i, b in enumerate(balls) if b.like is None]
+        if not fresh:
+            return balls
+        centres = self.view.to_working(np.array([balls[i].centre_px for i in fresh]))
+        radii = np.array([balls[i].radius_px for i in fresh]) / SCALE * 1.25
+        cover = _disc_means(weight, centres, radii)
+        bare = {i for i, c in zip(fresh, cover, strict=True) if c < 0.25 and balls[i].support < 0.8}
+        return [b for i, b in enumerate(balls) if i not in bare]
 
-    def leftovers(
-        self, leftover: np.ndarray, weight: np.ndarray, balls: list[FoundBall]
-    ) -> tuple[list[FoundBall], list[FoundBall], tuple[Polygon, ...]]:
-        """Streaks (blurred balls) and occluders among the foreign pixels no ball explains;
-        and the balls, less the weak ones on an occluder (a hand's knuckles, a cue's tip)."""
+    def read(
+        self, foreign: np.ndarray, weight: np.ndarray, balls: list[FoundBall], region: Rect
+    ) -> list[Leftover]:
+        """The streaks (blurred balls) and occluders among the foreign pixels of one region of
+        the working grid that no ball's disc explains.
+
+        Args:
+            foreign: The whole grid's foreign mask.
+            weight: The whole grid's foreign weight.
+            balls: Every ball of the frame (those near the region cover part of it).
+            region: Where to look.
+        """
+        x0, y0, x1, y1 = region
+        covered = np.zeros((y1 - y0, x1 - x0), dtype=np.uint8)
+        for b in balls:
+            cx, cy = _working(b.centre_px)
+            r = b.radius_px / SCALE * 1.25
+            if cx + r < x0 or cx - r >= x1 or cy + r < y0 or cy - r >= y1:
+                continue
+            centre = (round((cx - x0) * 16), round((cy - y0) * 16))
+            cv2.circle(covered, centre, round(r * 16), 255, -1, cv2.LINE_8, 4)
+        leftover = cv2.bitwise_and(foreign[y0:y1, x0:x1], cv2.bitwise_not(covered))
+        leftover = cv2.morphologyEx(leftover, cv2.MORPH_OPEN, _OPEN)
         count, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(
             leftover, 8, cv2.CV_32S, cv2.CCL_GRANA
         )
-        streaks: list[FoundBall] = []
-        polygons: list[Polygon] = []
-        occluders = np.zeros(leftover.shape, dtype=np.uint8)
-        h, w = leftover.shape
+        h, w = self._radius_small.shape
+        out: list[Leftover] = []
         for i in range(1, count):
             area = stats[i, cv2.CC_STAT_AREA]
-            x0, y0, bw, bh = (stats[i, k] for k in range(4))
-            cx, cy = x0 + bw // 2, y0 + bh // 2
-            r = float(self._radius_small[min(cy, h - 1), min(cx, w - 1)])
+            sx, sy, bw, bh = (int(stats[i, k]) for k in range(4))
+            gx, gy = x0 + sx, y0 + sy
+            r = float(self._radius_small[min(gy + bh // 2, h - 1), min(gx + bw // 2, w - 1)])
             ball_area = math.pi * r * r
             if area < 0.35 * ball_area:
                 continue
-            sub = (labels[y0 : y0 + bh, x0 : x0 + bw] == i).astype(np.float32)
-            streak = self.streaks.streak(sub * weight[y0 : y0 + bh, x0 : x0 + bw], (x0, y0), r)
+            sub = (labels[sy : sy + bh, sx : sx + bw] == i).astype(np.float32)
+            rect = (gx, gy, gx + bw, gy + bh)
+            streak = self.streaks.streak(sub * weight[gy : gy + bh, gx : gx + bw], (gx, gy), r)
             if streak is not None:
-                streaks.append(streak)
+                out.append(Leftover(rect, streak=streak))
             elif area >= self.occluder_min_balls * ball_area:
-                polygons.extend(self.polygons(sub, (x0, y0)))
-                occluders[y0 : y0 + bh, x0 : x0 + bw] |= (sub > 0).astype(np.uint8)
-        if polygons:
-            reach = math.ceil(float(self._radius_small.max()) * 1.3)
-            near = cv2.dilate(occluders, np.ones((2 * reach + 1, 2 * reach + 1), np.uint8))
-            balls = [
-                b
-                for b in balls
-                if b.support >= 0.8 or not on(near, self.view.to_working(b.centre_px))
-            ]
-        return balls, streaks, tuple(polygons)
+                polygons = tuple(self.polygons(sub, (gx, gy)))
+                out.append(Leftover(rect, polygons=polygons, mask=(sub > 0).astype(np.uint8)))
+        return out
+
+    def unoccluded(
+        self, balls: list[FoundBall], leftovers: list[Leftover], shape: tuple[int, int]
+    ) -> list[FoundBall]:
+        """The balls less the weak ones on or beside an occluder (a hand's knuckles, a cue's
+        tip); ``shape``: the working grid's (h, w)."""
+        occluders = [lo for lo in leftovers if lo.mask is not None]
+        if not occluders:
+            return balls
+        grid = np.zeros(shape, dtype=np.uint8)
+        for lo in occluders:
+            x0, y0, x1, y1 = lo.rect
+            grid[y0:y1, x0:x1] |= lo.mask
+        reach = math.ceil(float(self._radius_small.max()) * 1.3)
+        near = cv2.dilate(grid, np.ones((2 * reach + 1, 2 * reach + 1), np.uint8))
+        return [
+            b for b in balls if b.support >= 0.8 or not on(near, self.view.to_working(b.centre_px))
+        ]
 
     def polygons(self, mask: np.ndarray, origin: tuple[int, int]) -> list[Polygon]:
         """The outlines of a working-grid mask patch as polygons in table mm (on the cloth)."""
@@ -121,6 +155,32 @@ class LeftoverReader:
             mm = self.camera.to_table(px, 0.0)
             out.append(tuple((float(x), float(y)) for x, y in mm))
         return out
+
+
+def _disc_means(grid: np.ndarray, centres: np.ndarray, radii: np.ndarray) -> np.ndarray:
+    """Mean of a grid's values over each disc (its pixels within the radius of the centre,
+    on the grid), 0 for a disc with none; all discs in one gather, (n,)."""
+    h, w = grid.shape
+    span = math.ceil(2 * float(radii.max())) + 3
+    steps = np.arange(span)
+    x0 = np.floor(centres[:, 0] - radii).astype(np.int64)
+    y0 = np.floor(centres[:, 1] - radii).astype(np.int64)
+    xs, ys = x0[:, None] + steps, y0[:, None] + steps  # (n, span)
+    dx2 = (xs - centres[:, 0, None]) ** 2
+    dy2 = (ys - centres[:, 1, None]) ** 2
+    disc = dy2[:, :, None] + dx2[:, None, :] <= (radii**2)[:, None, None]
+    disc &= ((ys >= 0) & (ys < h))[:, :, None] & ((xs >= 0) & (xs < w))[:, None, :]
+    flat = np.clip(ys, 0, h - 1)[:, :, None] * w + np.clip(xs, 0, w - 1)[:, None, :]
+    values = grid.reshape(-1)[flat]
+    count = disc.sum(axis=(1, 2))
+    total = (values * disc).sum(axis=(1, 2), dtype=np.float64)
+    return np.where(count > 0, total / np.maximum(count, 1), 0.0)
+
+
+def _working(p: np.ndarray) -> tuple[float, float]:
+    """`TableView.to_working` of one full-resolution point, as plain floats."""
+    half = (SCALE - 1) / 2
+    return (float(p[0]) - half) / SCALE, (float(p[1]) - half) / SCALE
 
 
 def occluder_area_mm2(polygons: tuple[Polygon, ...]) -> float:

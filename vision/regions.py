@@ -66,7 +66,7 @@ def merge(rects: list[Rect]) -> list[Rect]:
         done: list[Rect] = []
         for a in out:
             for k, b in enumerate(done):
-                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                if overlaps(a, b):
                     done[k] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
                     merged = True
                     break
@@ -74,6 +74,11 @@ def merge(rects: list[Rect]) -> list[Rect]:
                 done.append(a)
         out = done
     return out
+
+
+def overlaps(a: Rect, b: Rect) -> bool:
+    """Whether two rectangles share any pixel."""
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
 def on(mask: np.ndarray, p: np.ndarray) -> bool:

@@ -58,13 +58,10 @@ class StreakReader:
         if total <= 0:
             return None
         mx, my = m["m10"] / total, m["m01"] / total
-        cov = np.array([[m["mu20"], m["mu11"]], [m["mu11"], m["mu02"]]]) / total
-        evals, evecs = np.linalg.eigh(cov)
-        minor, major = max(evals[0], 0.0), max(evals[1], 0.0)
+        minor, major, axis = _principal(m["mu20"] / total, m["mu11"] / total, m["mu02"] / total)
         # A disc of radius r has variance r^2/4 along any axis; a capsule adds l^2/12 along it.
         if not 0.12 * r * r < minor < 0.5 * r * r:
             return None
-        axis = evecs[:, 1]
         # The streak's extent along its axis is the travel plus one ball diameter.
         # Along it, the coverage falls off over the travel at each end; the faint ends are cut
         # by the foreign threshold, measured at a low level of it and scaled back.
@@ -137,6 +134,23 @@ class StreakReader:
                 b, centre_px=streak.centre_px, blur_mm=streak.blur_mm, support=min(b.support, 0.9)
             )
         return out
+
+
+def _principal(xx: float, xy: float, yy: float) -> tuple[float, float, np.ndarray]:
+    """The spread of a blob along its minor and major axes (the eigenvalues of its covariance,
+    floored at 0) and the major axis, a unit vector (closed form for 2x2)."""
+    mean = 0.5 * (xx + yy)
+    half = math.hypot(0.5 * (xx - yy), xy)
+    minor, major = max(mean - half, 0.0), max(mean + half, 0.0)
+    if half == 0.0:
+        return minor, major, np.array((1.0, 0.0))  # round: any axis
+    # (xy, major - xx) and (major - yy, xy) are both along the major axis; the longer is the
+    # better conditioned.
+    a = (xy, mean + half - xx)
+    b = (mean + half - yy, xy)
+    v = a if math.hypot(*a) >= math.hypot(*b) else b
+    norm = math.hypot(*v)
+    return minor, major, np.array((v[0] / norm, v[1] / norm))
 
 
 def signed(travel: np.ndarray, position: np.ndarray, previous: np.ndarray | None) -> np.ndarray:

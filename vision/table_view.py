@@ -16,11 +16,16 @@ from calibration.camera import CameraModel
 from calibration.colour import ColourModel, shading_points
 from calibration.table import TableSpec
 from rules.balls import BALL_RADIUS_MM
+from rules.errors import CalibrationError
 
 SCALE = 2
 """Full-resolution pixels per working pixel along each axis."""
 
 _RADIUS_GRID_PX = 8
+_LOOKUP_TOLERANCE_MM = 0.01
+"""The lookup may place a ball this far from the camera model's exact mapping (a hundredth of
+the error budget)."""
+_LOOKUP_PROBES = 400
 
 
 class TableView:
@@ -37,8 +42,11 @@ class TableView:
         roi: (h, w) uint8, 255 where a ball's pixels may be (playing surface and pocket mouths).
         bed: (h, w) uint8, 255 on the playing surface only (where the cloth model holds).
         outline: (H, W) uint8 at full resolution, 255 where a ball's outline may lie.
+        outline_clear: (H, W) float32, each pixel's distance from where no outline may lie.
         radius: (h, w) float32 expected ball radius in full-resolution pixels.
         cloth: (h, w, 3) float32 predicted empty-cloth BGR (None when the shading is unknown).
+        lookup_error_mm: The worst distance between `plane_xy` and the camera model's exact
+            mapping, measured once; `ball_xy` uses the lookup only when it is negligible.
     """
 
     def __init__(self, camera: CameraModel, table: TableSpec, colours: ColourModel) -> None:
@@ -56,7 +64,9 @@ class TableView:
         # a cushion reaches its nose, on the plane of ball centres, and no further).
         full_xy = cv2.resize(self.table_xy, (width, height), interpolation=cv2.INTER_LINEAR)
         self.outline = _roi(table, full_xy, margin=1.0)
-        self.radius = _radius_map(camera, self.table_xy)
+        self.outline_clear = cv2.distanceTransform(self.outline, cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
+        self.radius = _radius_map(camera, self.table_xy, self.roi)
+        self.lookup_error_mm = _lookup_error(camera, self)
         self.cloth_lab = colours.cloth_lab
         self.cloth = self.predict_cloth(colours)
 
@@ -86,6 +96,14 @@ class TableView:
         bottom = corner[2] * (1 - fx) + corner[3] * fx
         return top * (1 - fy) + bottom * fy
 
+    def ball_xy(self, pixels: np.ndarray) -> np.ndarray:
+        """Table mm of ball centres seen at full-resolution pixels, (n, 2): `plane_xy` when the
+        lookup agrees with the camera model (`lookup_error_mm`), else the model itself (a lens
+        whose distortion OpenCV's undistortion does not follow)."""
+        if self.lookup_error_mm <= _LOOKUP_TOLERANCE_MM:
+            return self.plane_xy(pixels)
+        return self.camera.to_table(np.asarray(pixels, dtype=np.float64), BALL_RADIUS_MM)
+
     def to_working(self, pixels: np.ndarray) -> np.ndarray:
         """Working-grid coordinates of full-resolution pixels."""
         return (np.asarray(pixels, dtype=np.float64) - (SCALE - 1) / 2) / SCALE
@@ -109,6 +127,22 @@ def _plane_points(camera: CameraModel, pixels: np.ndarray, z_mm: float) -> np.nd
     return np.nan_to_num(xy, nan=1e7).astype(np.float32)
 
 
+def _lookup_error(camera: CameraModel, view: TableView) -> float:
+    """The worst distance, mm, between `TableView.plane_xy` and the camera model's exact mapping
+    over probes spread (deterministically) across where balls can be."""
+    ys, xs = np.nonzero(view.roi)
+    if len(xs) == 0:
+        return 0.0
+    pick = np.linspace(0, len(xs) - 1, _LOOKUP_PROBES).astype(np.int64)
+    # Off the grid's nodes by a fraction of a pixel, where interpolation errs most.
+    pixels = view.to_full(np.column_stack((xs[pick], ys[pick])).astype(np.float64)) + 0.37
+    try:
+        exact = camera.to_table(pixels, BALL_RADIUS_MM)
+    except CalibrationError:
+        return float("inf")
+    return float(np.max(np.hypot(*(exact - view.plane_xy(pixels)).T)))
+
+
 def _roi(table: TableSpec, xy: np.ndarray, margin: float = 4.0) -> np.ndarray:
     """Where ball pixels can be: inside the cushion noses (seen on the plane of ball centres, a
     ball against a cushion reaches the nose line) or in a pocket opening."""
@@ -129,8 +163,9 @@ def _bed(table: TableSpec, xy: np.ndarray) -> np.ndarray:
     return inside.astype(np.uint8) * 255
 
 
-def _radius_map(camera: CameraModel, xy: np.ndarray) -> np.ndarray:
-    """Expected ball radius (full-resolution pixels) at each working pixel."""
+def _radius_map(camera: CameraModel, xy: np.ndarray, roi: np.ndarray) -> np.ndarray:
+    """Expected ball radius (full-resolution pixels) at each working pixel, held within its
+    range over ``roi`` (where balls can be)."""
     h, w = xy.shape[:2]
     step = _RADIUS_GRID_PX
     coarse = xy[::step, ::step]
@@ -145,7 +180,14 @@ def _radius_map(camera: CameraModel, xy: np.ndarray) -> np.ndarray:
     jy = (px[3] - px[4]) / 2
     radius = np.sqrt(np.abs(jx[:, 0] * jy[:, 1] - jx[:, 1] * jy[:, 0])).reshape(ch, cw)
     radius = np.nan_to_num(radius, nan=1.0).astype(np.float32)
-    return cv2.resize(radius, (w, h), interpolation=cv2.INTER_LINEAR)
+    radius = cv2.resize(radius, (w, h), interpolation=cv2.INTER_LINEAR)
+    # Far outside the table (toward a real camera's horizon) the plane mapping, and so the
+    # radius, runs wild; only where balls can be matters, and sizes taken from the map's
+    # maximum (search margins, dilations) must stay a ball's.
+    inside = radius[roi > 0]
+    if len(inside):
+        radius = np.clip(radius, float(inside.min()), float(inside.max()))
+    return radius
 
 
 def _sample_grid(grid: np.ndarray, table: TableSpec, xy: np.ndarray) -> np.ndarray:

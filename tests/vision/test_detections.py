@@ -87,3 +87,15 @@ def test_positions_must_be_pairs() -> None:
             np.full((2, 2), np.nan),
             np.ones(2),
         )
+
+
+def test_restamped_is_the_same_frame_again_for_another_index_and_time() -> None:
+    d = Detections.of(3, 0.05, [(0.0, 0.0)], occluded=(((0.0, 0.0), (10.0, 0.0), (0.0, 10.0)),))
+    again = d.restamped(4, 0.0667)
+    assert (again.frame, again.time) == (4, 0.0667) and (d.frame, d.time) == (3, 0.05)
+    for name in ("positions", "sigma", "identity", "radius_px", "blur_velocity", "confidence"):
+        assert getattr(again, name) is getattr(d, name)
+        assert not getattr(again, name).flags.writeable
+    assert again.occluded == d.occluded and len(again) == 1
+    with pytest.raises(DetectionsError, match="not finite"):
+        d.restamped(5, float("nan"))

@@ -94,3 +94,27 @@ def test_a_stripe_cap_up_is_not_the_cue_ball() -> None:
     assert BALL_ORDER[int(np.argmax(like))] is BallId.TEN
     cue = identity.likelihoods(BallPixels(1.0, 0.0, None, 0.0, MODEL.white_lab), MODEL, ring, 0.0)
     assert BALL_ORDER[int(np.argmax(cue))] is BallId.CUE
+
+
+def test_many_balls_at_once_are_judged_as_each_alone() -> None:
+    rng = np.random.default_rng(8)
+    discs, rings, bands = [], [], []
+    for k in range(40):
+        white, dark = float(rng.uniform(0, 1)), float(rng.uniform(0, 0.3))
+        colour = MODEL.balls[int(rng.integers(16))].lab if k % 5 else None
+        discs.append(BallPixels(white, dark, colour, max(1 - white - dark, 0), None))
+        ring_colour = MODEL.balls[int(rng.integers(16))].lab if k % 3 else None
+        rings.append(BallPixels(white, dark, ring_colour, float(rng.uniform(0, 0.4)), None))
+        bands.append(float(rng.uniform(0, 0.05)) if k % 4 else np.nan)
+
+    def arrays(stats: list[BallPixels]) -> identity.PixelArrays:
+        rows = [identity.PixelArrays.of(s) for s in stats]
+        return identity.PixelArrays(
+            *(np.concatenate([getattr(r, f) for r in rows]) for f in identity.PixelArrays.__slots__)
+        )
+
+    together = identity.likelihoods_of(arrays(discs), MODEL, arrays(rings), np.array(bands))
+    for i, (d, g, b) in enumerate(zip(discs, rings, bands, strict=True)):
+        alone = identity.likelihoods(d, MODEL, g, None if np.isnan(b) else b)
+        np.testing.assert_allclose(together[i], alone, rtol=1e-12, atol=0)
+    assert together.shape == (40, 16) and (together >= 0).all()

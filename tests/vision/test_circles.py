@@ -1,0 +1,79 @@
+"""The outline fit: skipping the cushion test for balls well inside changes nothing."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tests.vision import scenes
+from tests.vision.test_detector import CALIBRATION, CAMERA
+from vision import circles
+from vision.detector import BallDetector
+
+
+def test_the_outline_test_is_skipped_only_where_it_could_not_matter() -> None:
+    balls = scenes.hard_places() | {k: v for k, v in list(scenes.rack().items())[:6]}
+    image = scenes.renderer(CAMERA).render(scenes.snapshot(balls, np.random.default_rng(4)))
+    detector = BallDetector(CALIBRATION)
+    d = detector.detect(image)
+    assert len(d) >= len(balls) - 1
+    view = detector.view
+    rng = np.random.default_rng(6)
+    centres = np.array([b.centre_px for b in detector._balls]) + rng.uniform(-2, 2, (len(d), 2))
+    radii = np.array([b.radius_px for b in detector._balls])
+    # Some balls are against a cushion (tested ray by ray), the rest far from any.
+    clear = view.outline_clear[centres[:, 1].astype(int), centres[:, 0].astype(int)]
+    assert (clear < 2 * radii).any() and (clear > 3 * radii).any()
+    every = circles.fit_circles(image, centres, radii, allowed=view.outline)
+    skipped = circles.fit_circles(
+        image, centres, radii, allowed=view.outline, clear=view.outline_clear
+    )
+    for a, b in zip(every, skipped, strict=True):
+        np.testing.assert_array_equal(a.centre, b.centre)
+        assert (a.radius, a.support, a.residual) == (b.radius, b.support, b.residual)
+
+
+def test_votes_land_one_radius_away_on_both_sides_of_each_edge() -> None:
+    # A ring of edge pixels around a centre, gradients pointing along the radius: every vote
+    # from the near side lands on the centre; a pixel on the border votes off the map once.
+    h, w = 40, 50
+    angles = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+    radius = np.full((h, w), 6.0, np.float32)
+    cx, cy = 20, 15
+    xs = np.round(cx + 6 * np.cos(angles)).astype(np.int64)
+    ys = np.round(cy + 6 * np.sin(angles)).astype(np.int64)
+    cos = ((cx - xs) / np.hypot(cx - xs, cy - ys)).astype(np.float32)
+    sin = ((cy - ys) / np.hypot(cx - xs, cy - ys)).astype(np.float32)
+    acc = circles.vote((h, w), ys, xs, cos, sin, radius)
+    assert acc.dtype == np.float32 and acc.shape == (h, w)
+    assert acc[cy, cx] == len(xs)
+    assert acc.sum() == 2 * len(xs)  # the far side's votes, all on the map
+    edge = circles.vote(
+        (h, w),
+        np.array([0]),
+        np.array([0]),
+        np.ones(1, np.float32),
+        np.zeros(1, np.float32),
+        radius,
+    )
+    assert edge.sum() == 1 and edge[0, 6] == 1
+
+
+def test_peaks_are_local_maxima_above_their_own_minimum_strongest_first() -> None:
+    acc = np.zeros((30, 40), np.float32)
+    acc[10, 10], acc[20, 30], acc[11, 11] = 9.0, 5.0, 8.0
+    minimum = np.full(acc.shape, 1.0, np.float32)
+    found = circles.peaks(acc, minimum, 5)
+    assert [tuple(p) for p in found] == [(10.0, 10.0), (30.0, 20.0)]
+    minimum[20, 30] = 10.0  # too weak where it is
+    assert [tuple(p) for p in circles.peaks(acc, minimum, 5)] == [(10.0, 10.0)]
+
+
+def test_edges_are_found_only_inside_the_region_asked() -> None:
+    small = np.zeros((30, 40, 3), np.uint8)
+    small[:, 20:] = (40, 200, 90)  # a vertical colour step at x = 20
+    roi = np.zeros((30, 40), np.uint8)
+    roi[:15] = 255
+    ys, xs, cos, sin, strength = circles.edge_directions(small, roi, 90.0)
+    assert len(ys) and set(xs.tolist()) <= {19, 20} and ys.max() < 15
+    assert np.allclose(np.abs(cos), 1.0) and np.allclose(sin, 0.0, atol=1e-6)
+    assert (strength > 90.0).all()
