@@ -33,7 +33,7 @@ def test_the_tracking_corpus_covers_every_kind_and_all_is_the_issues_300(monkeyp
     monkeypatch.delenv("RAILBIRD_BENCH_ALL", raising=False)
     kinds = tracking.vt_kinds()
     default = {tracking.vt_shot(i, kinds) for i in range(tracking.corpus_size(quick=False))}
-    assert Counter(name for name, _ in default) == Counter({k: 4 for k in kinds})
+    assert Counter(name for name, _ in default) == Counter({k: 3 for k in kinds})
     assert tracking.corpus_size(quick=True) == tracking.VT_SHOTS_QUICK
     monkeypatch.setenv("RAILBIRD_BENCH_ALL", "1")
     assert tracking.corpus_size(quick=False) == 300
