@@ -9,7 +9,7 @@ from rules.balls import BallId
 from rules.events import EventKind
 from rules.table import CushionId, PocketId
 from tests.tracking.helpers import matched, run
-from tests.tracking.synth import TABLE, render, simulate
+from tests.tracking.synth import TABLE, Sim, render, simulate
 from vision.detections import BALL_ORDER, Detections, one_hot
 
 FRAME = 1 / 60
@@ -234,15 +234,17 @@ def test_a_ball_creeping_into_a_cushion_rebounds_off_it_rule_3_20() -> None:
         assert found[0].time == pytest.approx(truth[0].time, abs=2 / 30)
 
 
+def _slow_glance(**kwargs) -> Sim:
+    """The cue ball 15 mm off the right cushion, struck at 160 mm/s along it and 60 into it."""
+    r = TABLE.ball_diameter / 2
+    layout = {"cue": (500.0, -(TABLE.width / 2 - r - 15.0)), "8": (900.0, 300.0)}
+    return simulate(layout, (160.0, -60.0), decel=60.0, **kwargs)
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 def test_a_slow_ball_glancing_off_a_cushion_touched_it_rule_3_19(seed: int) -> None:
     # 160 mm/s along the cushion, 60 mm/s into it: four frames a side cannot measure that turn.
-    r = TABLE.ball_diameter / 2
-    sim = simulate(
-        {"cue": (500.0, -(TABLE.width / 2 - r - 15.0)), "8": (900.0, 300.0)},
-        (160.0, -60.0),
-        decel=60.0,
-    )
+    sim = _slow_glance()
     truth = sim.of_kind(EventKind.BALL_CUSHION)
     assert len(truth) == 1
     found = run(render(sim, seed, sigma=0.7), sim.signals).of_kind(EventKind.BALL_CUSHION)
@@ -254,14 +256,7 @@ def test_a_shot_at_rest_ends_when_the_input_ends_rule_3_15(tail: float) -> None:
     # The recording stops soon after the balls rest, the cue ball within reach of a cushion the
     # long-window rebound test still watches (12 frames, 0.4 s at 30 fps): no frame will come
     # to clear it, so the shot ends at rest.
-    r = TABLE.ball_diameter / 2
-    sim = simulate(
-        {"cue": (500.0, -(TABLE.width / 2 - r - 15.0)), "8": (900.0, 300.0)},
-        (160.0, -60.0),
-        decel=60.0,
-        fps=30.0,
-        tail=tail,
-    )
+    sim = _slow_glance(fps=30.0, tail=tail)
     shot = run(render(sim, 0, sigma=0.7), sim.signals).shots[0]
     assert shot.end_time is not None
     assert abs(shot.end_time - sim.end_time) <= 0.3
