@@ -858,13 +858,52 @@ class Segmenter:
         self, r: int, window: list[TrackFrame], pts: np.ndarray, seen: np.ndarray, min_turn: float
     ) -> ShotEvent | None:
         k = len(window) // 2
-        rad, tol = self._d / 2, self.config.touch_tolerance_mm
         times = np.array([f.time for f in window])
         sigmas = np.array([f.measured_sigma[r] for f in window])
         finite = sigmas[np.isfinite(sigmas)]
         sigma = float(np.median(finite)) if len(finite) else 2.0
-        before = np.flatnonzero(seen[:k])
-        after = k + 1 + np.flatnonzero(seen[k + 1 :])
+        whole = (np.flatnonzero(seen[:k]), k + 1 + np.flatnonzero(seen[k + 1 :]))
+        free = self._free_sides(r, times, seen)
+        same = all(np.array_equal(a, b) for a, b in zip(free, whole, strict=True))
+        for before, after in (whole,) if same else (free, whole):
+            if len(before) < 2 or len(after) < 2:
+                continue
+            best = self._nose_crossing(pts, times, before, after, sigma, min_turn)
+            if best is not None:
+                _, cushion, t, uncertainty = best
+                return ShotEvent(
+                    EventKind.BALL_CUSHION,
+                    t,
+                    (BALLS[r],),
+                    cushion=cushion,
+                    confidence=0.95,
+                    time_uncertainty=uncertainty,
+                )
+        return None
+
+    def _free_sides(self, r: int, times: np.ndarray, seen: np.ndarray):
+        """The seen frames each side of the centre free of the ball's contacts with other
+        balls: a line fitted across a contact bends and misses the nose (a ball kicked into a
+        cushion a frame before it gets there comes in far faster than the frames before the
+        kick say). When one frame is left on a side, the centre frame joins it."""
+        k = len(times) // 2
+        contacts = [t for t, pair in self._contact_times if r in pair]
+        contacts += [p.event.time for p in self._pending if r in p.pair]
+        last = max((t for t in contacts if t <= times[k]), default=-math.inf)
+        upcoming = min((t for t in contacts if t > times[k]), default=math.inf)
+        before = np.flatnonzero(seen[:k] & (times[:k] > last))
+        after = k + 1 + np.flatnonzero(seen[k + 1 :] & (times[k + 1 :] < upcoming))
+        if len(before) == 1 and seen[k]:
+            before = np.append(before, k)
+        elif len(after) == 1 and seen[k]:
+            after = np.insert(after, 0, k)
+        return before, after
+
+    def _nose_crossing(self, pts, times, before, after, sigma, min_turn):
+        """(distance at the centre, cushion, time, uncertainty) of the rebound the fitted lines
+        show off the nearest nose, or None."""
+        k = len(times) // 2
+        rad, tol = self._d / 2, self.config.touch_tolerance_mm
         best = None
         for seg in self._cushions:
             n = np.array(seg.normal)
@@ -898,17 +937,7 @@ class Segmenter:
             uncertainty = float(np.clip(abs(tin - tout) / 2, 0.25 * half, half))
             if best is None or dist[k] < best[0]:
                 best = (dist[k], seg.id, t, uncertainty)
-        if best is None:
-            return None
-        _, cushion, t, uncertainty = best
-        return ShotEvent(
-            EventKind.BALL_CUSHION,
-            t,
-            (BALLS[r],),
-            cushion=cushion,
-            confidence=0.95,
-            time_uncertainty=uncertainty,
-        )
+        return best
 
     # -- pockets, departures, rest --------------------------------------------------------------
 

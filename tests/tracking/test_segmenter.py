@@ -214,6 +214,21 @@ def test_a_ball_struck_into_the_cushion_it_rests_by_touched_it_rule_3_20(
     assert sum(e.cushion is CushionId.FOOT for e in four) == 1  # seen once, not twice
 
 
+@pytest.mark.parametrize("gap", [60.0, 90.0])
+def test_a_ball_kicked_into_a_cushion_frames_away_touched_it_rule_3_20(gap: float) -> None:
+    # The 7 rests a few centimetres off the foot cushion; the cue ball drives it straight in at
+    # 2.5 m/s and it is back out within three frames. The frames before the kick (at rest) say
+    # nothing of how fast it came in: the rebound is judged on the frames since the kick.
+    x = TABLE.length / 2 - TABLE.ball_diameter / 2 - gap
+    sim = simulate({"cue": (x - 600.0, 0.0), "7": (x, 0.0)}, (2500.0, 0.0))
+    truth = [e for e in sim.of_kind(EventKind.BALL_CUSHION) if e.ball is BallId.SEVEN][:1]
+    assert [e.cushion for e in truth] == [CushionId.FOOT]
+    for seed in range(3):
+        found = run(render(sim, seed, sigma=0.7), sim.signals).of_kind(EventKind.BALL_CUSHION)
+        seven = [e for e in found if e.ball is BallId.SEVEN][:1]
+        assert matched(truth, seven, 2 * FRAME) == (1, 0, 0)
+
+
 def test_a_ball_creeping_into_a_cushion_rebounds_off_it_rule_3_20() -> None:
     # The 7 creeps into the right cushion at 6 cm/s and back out at 5: a cushion contact a
     # referee counts, though its turn (about 10 cm/s) is softer than any ball-ball kick.
