@@ -6,7 +6,10 @@ segmenter and assembler then run on those detections with the recorded pocket si
 with the sensors off. The Shot records are compared with the scenario's exact ones:
 
 - events: first object ball (a flagged split hit counts when the truth is among its candidates),
-  cushion contacts and ball-ball contacts (F1, matched by balls and cushion within 2 frames),
+  cushion contacts and ball-ball contacts (F1, matched by balls and cushion within 2 frames;
+  the truth's contacts as a camera can count them: a repeat of the same pair or ball and
+  cushion within a frame, or one whose pair never came `APART_MM` apart since, is the same
+  contact),
   the set of pocketed balls, balls touched with no contact;
 - rulings: each shot, tracked and exact, is judged by the same game from the same state, the
   state the scenario's truth describes (a break scenario from the break, a single shot in
@@ -42,7 +45,7 @@ import numpy as np
 
 from bench._options import whole_corpus
 from bench._pool import Task, parallel_map
-from bench._virtual_table import Seen, cache_dir, seen, truth_frames
+from bench._virtual_table import Seen, cache_dir, came_apart, seen, truth_frames
 from hardware.sim.scenarios import list_scenarios, run_scenario
 from rules.balls import BallId
 from rules.errors import RecordError
@@ -334,7 +337,7 @@ def score(sn: Seen, sensors: bool, tally: Tally, timings: list[float] | None = N
     span = (truth.shots[0].strike_time - 0.1, truth.end_time + 0.1) if truth.shots else (0, 0)
     for kind, key in ((EventKind.BALL_CUSHION, "cushion"), (EventKind.BALL_BALL, "ball")):
         t_ev = [e for e in truth.events if e.kind is kind and span[0] <= e.time <= span[1]]
-        t_ev = observable(t_ev, 1 / FPS)
+        t_ev = observable(t_ev, 1 / FPS, came_apart(sn.run))
         f_ev = [e for e in events if e.kind is kind and span[0] <= e.time <= span[1]]
         counts = matched(t_ev, f_ev, WINDOW_S)
         setattr(tally, key, [a + b for a, b in zip(getattr(tally, key), counts, strict=True)])

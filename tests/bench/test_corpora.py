@@ -9,7 +9,8 @@ import pytest
 
 from bench import pipeline, tracking
 from bench._recordings import recording_task
-from hardware.sim.scenarios import list_scenarios
+from bench._virtual_table import came_apart
+from hardware.sim.scenarios import list_scenarios, run_scenario
 from rules.balls import BallId
 from rules.events import EventKind, ShotEvent
 from rules.table import CushionId
@@ -94,3 +95,36 @@ def test_the_truth_counts_a_contact_repeated_within_a_frame_once() -> None:
     kiss = ShotEvent(EventKind.BALL_BALL, 0.9162, (BallId.FOUR, BallId.SIX))
     kept = observable([*pinned, other, later, kiss], frame)
     assert kept == [pinned[0], other, kiss, later]
+
+
+def test_a_repeated_contact_of_a_pair_that_never_parted_is_counted_once() -> None:
+    def kiss(t: float) -> ShotEvent:
+        return ShotEvent(EventKind.BALL_BALL, t, (BallId.THREE, BallId.FOUR))
+
+    first, again = kiss(0.1475), kiss(0.1648)  # more than a frame apart
+    frame = 1 / 60
+    assert observable([first, again], frame) == [first, again]
+    assert observable([first, again], frame, lambda e, t0, t1: False) == [first]
+    assert observable([first, again], frame, lambda e, t0, t1: True) == [first, again]
+
+
+def test_the_virtual_table_tells_a_pressed_pair_from_one_that_parted() -> None:
+    # The 9-ball break of seed 1001: the 3 and the 4, frozen in the rack, are resolved touching
+    # again a frame after the cue ball's hit, never 0.2 mm apart in between; the 3 and the 15 of
+    # the 8-ball break of seed 1001 touch twice 19 ms apart with a 16 mm gap opened between.
+    nine = run_scenario("break-9ball", 1001)
+    pressed = [
+        e
+        for e in nine.truth.events
+        if e.kind is EventKind.BALL_BALL and set(e.balls) == {BallId.THREE, BallId.FOUR}
+    ]
+    assert len(pressed) >= 2 and pressed[1].time - pressed[0].time > 1 / 60
+    assert not came_apart(nine)(pressed[1], pressed[0].time, pressed[1].time)
+    eight = run_scenario("break-8ball", 1001)
+    parted = [
+        e
+        for e in eight.truth.events
+        if e.kind is EventKind.BALL_BALL and set(e.balls) == {BallId.THREE, BallId.FIFTEEN}
+    ]
+    assert [round(e.time, 3) for e in parted[1:]] == [0.403, 0.422]
+    assert came_apart(eight)(parted[2], parted[1].time, parted[2].time)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -77,16 +78,29 @@ def matched(truth: list[ShotEvent], found: list[ShotEvent], window: float) -> tu
     return tp, len(found) - len(used), len(truth) - tp
 
 
-def observable(truth: list[ShotEvent], interval: float) -> list[ShotEvent]:
+def observable(
+    truth: list[ShotEvent],
+    interval: float,
+    came_apart: Callable[[ShotEvent, float, float], bool] | None = None,
+) -> list[ShotEvent]:
     """The truth's contacts as a camera taking a frame every ``interval`` s can count them:
     a contact of the same balls with the same cushion less than a frame after the last one
     is the same contact (a ball pinned between a ball and a cushion, or resolved twice in a
-    frozen cluster, touches many times in a few milliseconds; a referee counts one)."""
+    frozen cluster, touches many times in a few milliseconds; a referee counts one). With
+    ``came_apart(event, t0, t1)`` (whether its balls, or its ball and cushion, came visibly
+    apart between the two times), a repeat whose pair never parted is the same contact too,
+    however long after: two balls pressed together through a rack's explosion touch again and
+    again in the simulation without a gap a camera could see."""
     last: dict[tuple, float] = {}
     kept = []
     for event in sorted(truth, key=lambda e: e.time):
         key = (event.kind, frozenset(event.balls), event.cushion, event.pocket)
-        if key not in last or event.time - last[key] >= interval:
+        since = last.get(key)
+        same = since is not None and (
+            event.time - since < interval
+            or (came_apart is not None and not came_apart(event, since, event.time))
+        )
+        if not same:
             kept.append(event)
         last[key] = event.time
     return kept
