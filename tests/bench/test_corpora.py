@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from hardware.sim.scenarios import list_scenarios, run_scenario
 from rules.balls import BallId
 from rules.events import EventKind, ShotEvent
 from rules.table import CushionId
-from tests.tracking.helpers import observable
+from tests.tracking.helpers import matched, observable
 
 
 def test_the_full_run_scores_the_default_scenarios_and_all_adds_the_rest(monkeypatch) -> None:
@@ -94,7 +95,9 @@ def test_the_truth_counts_a_contact_repeated_within_a_frame_once() -> None:
     other = cushion("6", CushionId.FOOT, 0.9161)
     kiss = ShotEvent(EventKind.BALL_BALL, 0.9162, (BallId.FOUR, BallId.SIX))
     kept = observable([*pinned, other, later, kiss], frame)
-    assert kept == [pinned[0], other, kiss, later]
+    assert [e.time for e in kept] == [0.9160, 0.9161, 0.9162, 1.120]
+    assert kept[0].time_uncertainty == pytest.approx(0.008)  # the three pinned touches' span
+    assert [e.time_uncertainty for e in kept[1:]] == [0.0, 0.0, 0.0]
 
 
 def test_a_repeated_contact_of_a_pair_that_never_parted_is_counted_once() -> None:
@@ -104,8 +107,14 @@ def test_a_repeated_contact_of_a_pair_that_never_parted_is_counted_once() -> Non
     first, again = kiss(0.1475), kiss(0.1648)  # more than a frame apart
     frame = 1 / 60
     assert observable([first, again], frame) == [first, again]
-    assert observable([first, again], frame, lambda e, t0, t1: False) == [first]
+    (merged,) = observable([first, again], frame, lambda e, t0, t1: False)
+    assert merged.time == first.time
+    assert merged.time_uncertainty == pytest.approx(again.time - first.time)
     assert observable([first, again], frame, lambda e, t0, t1: True) == [first, again]
+    # A camera placing it at the repeat (more than two frames after the first) still matches.
+    seen = dataclasses.replace(again, time=again.time + 1.5 * frame)
+    assert matched([merged], [seen], 2 * frame) == (1, 0, 0)
+    assert matched([first], [seen], 2 * frame) == (0, 1, 1)
 
 
 def test_the_virtual_table_tells_a_pressed_pair_from_one_that_parted() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -62,7 +63,8 @@ def identity_swaps(sim: Sim, result: Run, tolerance_mm: float = 30.0) -> int:
 
 def matched(truth: list[ShotEvent], found: list[ShotEvent], window: float) -> tuple[int, int, int]:
     """(true positives, false positives, false negatives) of events matched by kind, balls,
-    cushion or pocket, within ``window`` seconds."""
+    cushion or pocket, within ``window`` seconds (of any moment of a truth event's
+    ``time_uncertainty`` after its time: `observable`'s merged repeats)."""
     used: set[int] = set()
     tp = 0
     for t in truth:
@@ -71,7 +73,7 @@ def matched(truth: list[ShotEvent], found: list[ShotEvent], window: float) -> tu
                 continue
             if f.cushion != t.cushion or f.pocket != t.pocket:
                 continue
-            if abs(f.time - t.time) <= window:
+            if t.time - window <= f.time <= t.time + t.time_uncertainty + window:
                 used.add(i)
                 tp += 1
                 break
@@ -92,7 +94,8 @@ def observable(
     however long after: two balls pressed together through a rack's explosion touch again and
     again in the simulation without a gap a camera could see."""
     last: dict[tuple, float] = {}
-    kept = []
+    kept: dict[tuple, int] = {}  # key -> index in ``out`` of the contact its repeats join
+    out: list[ShotEvent] = []
     for event in sorted(truth, key=lambda e: e.time):
         key = (event.kind, frozenset(event.balls), event.cushion, event.pocket)
         since = last.get(key)
@@ -100,10 +103,15 @@ def observable(
             event.time - since < interval
             or (came_apart is not None and not came_apart(event, since, event.time))
         )
-        if not same:
-            kept.append(event)
+        if same:
+            # The merged contact spans its repeats: a camera may place it at any of them.
+            first = out[kept[key]]
+            out[kept[key]] = dataclasses.replace(first, time_uncertainty=event.time - first.time)
+        else:
+            kept[key] = len(out)
+            out.append(event)
         last[key] = event.time
-    return kept
+    return out
 
 
 def balls(*names: str) -> tuple[BallId, ...]:
