@@ -115,6 +115,24 @@ class CushionSegment:
 
 
 @dataclass(frozen=True, slots=True)
+class JawFace:
+    """A pocket's jaw face: the rubber running from a jaw point into the pocket, turned in
+    toward the pocket's axis by the WPA mouth angle.
+
+    Attributes:
+        cushion: The cushion whose nose ends at its jaw point (a jaw hit is a hit of it).
+        start: The jaw point.
+        end: Where the face ends, past the shelf.
+        normal: Unit vector from the face toward the pocket's axis, the side balls are on.
+    """
+
+    cushion: CushionId
+    start: Point
+    end: Point
+    normal: Point
+
+
+@dataclass(frozen=True, slots=True)
 class TableSpec:
     """A pool table's geometry in table millimetres (WPA Equipment Specifications).
 
@@ -247,6 +265,36 @@ class TableSpec:
             self.corner_shelf,
             self.corner_mouth_angle_deg - 135.0,
         )
+
+    def jaw_faces(self, past_shelf: float = 0.0) -> tuple[JawFace, ...]:
+        """The twelve jaw faces, two per pocket in `PocketId` order, each reaching
+        ``past_shelf`` beyond the shelf's edge and a ball's diameter more."""
+        faces = []
+        for pocket in self.pockets:
+            mouth = pocket.mouth_centre
+            ax, ay = pocket.axis
+            conv = math.radians(pocket.jaw_convergence_deg)
+            length = (pocket.shelf + past_shelf) / math.cos(conv) + self.ball_diameter
+            for jaw in pocket.jaws:
+                side = 1.0 if ax * (jaw[1] - mouth[1]) - ay * (jaw[0] - mouth[0]) > 0 else -1.0
+                # The lateral unit toward the jaw's side of the axis, then the face turned in.
+                px, py = -ay * side, ax * side
+                fx = ax * math.cos(conv) - px * math.sin(conv)
+                fy = ay * math.cos(conv) - py * math.sin(conv)
+                end = (jaw[0] + fx * length, jaw[1] + fy * length)
+                normal = (-fy, fx)
+                to_axis = (mouth[0] + ax * 10.0 - jaw[0], mouth[1] + ay * 10.0 - jaw[1])
+                if normal[0] * to_axis[0] + normal[1] * to_axis[1] < 0:
+                    normal = (fy, -fx)
+                faces.append(JawFace(self._cushion_ending_at(jaw), jaw, end, normal))
+        return tuple(faces)
+
+    def _cushion_ending_at(self, point: Point) -> CushionId:
+        """The cushion whose nose segment ends at a jaw point."""
+        return min(
+            self.cushions,
+            key=lambda c: min(math.dist(c.start, point), math.dist(c.end, point)),
+        ).id
 
     @property
     def cushions(self) -> tuple[CushionSegment, ...]:

@@ -102,44 +102,11 @@ class Boundary:
             drop_margin: Extra depth past the shelf before a ball drops (0: at the shelf edge).
         """
         walls: list[Wall] = [Wall(c.start, c.end, c.normal, c.id) for c in table.cushions]
-        knuckles: list[Knuckle] = []
-        pockets: list[PocketLines] = []
-        for pocket in table.pockets:
-            mouth = pocket.mouth_centre
-            ax, ay = pocket.axis
-            conv = math.radians(pocket.jaw_convergence_deg)
-            depth = pocket.shelf + drop_margin
-            face_length = depth / math.cos(conv) + table.ball_diameter
-            for jaw in pocket.jaws:
-                owner = _cushion_ending_at(table, jaw)
-                lat = ax * (jaw[1] - mouth[1]) - ay * (jaw[0] - mouth[0])
-                side = 1.0 if lat > 0 else -1.0
-                # Lateral unit (pointing to the jaw's side of the axis), then turn the face in.
-                px, py = -ay * side, ax * side
-                fx = ax * math.cos(conv) - px * math.sin(conv)
-                fy = ay * math.cos(conv) - py * math.sin(conv)
-                end = (jaw[0] + fx * face_length, jaw[1] + fy * face_length)
-                # Normal of the face toward the pocket axis (the side balls are on).
-                nx, ny = _toward(jaw, (-fy, fx), mouth, (ax, ay))
-                walls.append(Wall(jaw, end, (nx, ny), owner, is_jaw=True))
-                knuckles.append(Knuckle(jaw, owner))
-            pockets.append(PocketLines(pocket.id, mouth, (ax, ay), pocket.mouth_width / 2, depth))
+        for face in table.jaw_faces(drop_margin):
+            walls.append(Wall(face.start, face.end, face.normal, face.cushion, is_jaw=True))
+        knuckles = [Knuckle(face.start, face.cushion) for face in table.jaw_faces(drop_margin)]
+        pockets = [
+            PocketLines(p.id, p.mouth_centre, p.axis, p.mouth_width / 2, p.shelf + drop_margin)
+            for p in table.pockets
+        ]
         return cls(tuple(walls), tuple(knuckles), tuple(pockets))
-
-
-def _toward(origin: Point, normal: Point, mouth: Point, axis: Point) -> Point:
-    """Flip ``normal`` so it points from the jaw face toward the pocket's axis line."""
-    to_axis_x = mouth[0] + axis[0] * 10.0 - origin[0]
-    to_axis_y = mouth[1] + axis[1] * 10.0 - origin[1]
-    if normal[0] * to_axis_x + normal[1] * to_axis_y < 0:
-        return (-normal[0], -normal[1])
-    return normal
-
-
-def _cushion_ending_at(table: TableSpec, point: Point) -> CushionId:
-    """The cushion whose nose segment ends at a jaw point."""
-    best = min(
-        table.cushions,
-        key=lambda c: min(math.dist(c.start, point), math.dist(c.end, point)),
-    )
-    return best.id

@@ -202,3 +202,18 @@ def test_table_spec_satisfies_the_rules_geometry_protocol() -> None:
     for name in members:
         assert hasattr(T9, name), name
     assert head_string(T9) == T9.head_string_x
+
+
+@pytest.mark.parametrize("name", ["9ft", "7ft"])
+def test_each_jaw_face_belongs_to_the_cushion_ending_at_its_jaw_point(name: str) -> None:
+    table = TableSpec.standard(name)
+    faces = table.jaw_faces()
+    assert len(faces) == 12
+    for pocket, pair in zip(table.pockets, zip(faces[::2], faces[1::2], strict=True), strict=True):
+        assert {f.start for f in pair} == set(pocket.jaws)
+        for face in pair:
+            nose = table.cushion(face.cushion)
+            assert face.start in (nose.start, nose.end)
+            # It runs into the pocket, past the mouth line, and faces the pocket's axis.
+            assert pocket.depth_of(face.end) > pocket.shelf
+            assert abs(math.hypot(*face.normal) - 1.0) < 1e-9
