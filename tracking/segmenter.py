@@ -39,11 +39,9 @@ them closed and opened: one frame's velocity is too noisy to tell a contact from
 rolling on together after the break, touching."""
 
 _SLOW_K = 12
-"""Frames each side for a slow ball's rebound: at a few hundred mm/s its normal velocity is tens
-of mm/s, which four frames of 0.7 mm noise cannot measure (20 mm/s); twelve can (3.5 mm/s)."""
-
-_SLOW_SPEED = 400.0
-"""Balls slower than this (mm/s) at the centre frame are also judged on the long window."""
+"""Frames each side for a soft rebound: a slow ball's, or a fast one grazing the nose, whose
+normal velocity is tens of mm/s, which four frames of 0.7 mm noise cannot measure (20 mm/s);
+twelve can (3.5 mm/s)."""
 
 _SLOW_MIN_TURN = 40.0
 """Smallest normal-velocity turn (mm/s) counted as a rebound on the long window."""
@@ -59,6 +57,11 @@ _PASS_OVER_MM = 12.0
 _SIGMA_CAP = 8.0
 """The largest position sigma (mm) `_cushion_event` allows a sample to sit off its closest
 approach by (it uses 2 sigma); the pre-check uses it so it never skips what the test keeps."""
+
+_FROZEN_MM = 4.0
+"""A ball resting this close to a cushion nose is frozen to it as far as the camera can tell (a
+resting ball is placed to a millimetre or two): struck into the cushion, it touches it at once.
+One further off, driven in at a shallow angle, may take a third of a second to get there."""
 
 _AFTER_STRIKE_S = 2e-4
 """How long after the strike a ball (nearly) frozen to the cue ball is touched: the cue ball
@@ -305,9 +308,10 @@ class Segmenter:
             # moves at first (the cushion takes the push). One a little off must be seen coming
             # back out by the next frame, against the push (only the cushion can turn it so).
             back = float(v_out @ n)
-            if gap <= tol and back < -0.5 * leave:
+            frozen = gap <= _FROZEN_MM
+            if frozen and back < -0.5 * leave:
                 continue
-            if gap > tol and back < max(self.config.min_turn_mm_s, 1.5 * noise):
+            if not frozen and back < max(self.config.min_turn_mm_s, 1.5 * noise):
                 continue
             key = (int(r), seg.id)
             self._cushion_last[key] = t
@@ -808,9 +812,9 @@ class Segmenter:
         put the centre one radius from the nose; their disagreement is the uncertainty.
         """
         events = self._rebounds_seen(_CUSHION_K, self.config.min_rebound_mm_s)
-        return events + self._rebounds_seen(_SLOW_K, _SLOW_MIN_TURN, slow=True)
+        return events + self._rebounds_seen(_SLOW_K, _SLOW_MIN_TURN)
 
-    def _rebounds_seen(self, k: int, min_turn: float, slow: bool = False) -> list[ShotEvent]:
+    def _rebounds_seen(self, k: int, min_turn: float) -> list[ShotEvent]:
         """Rebounds at the frame ``k`` back from the newest, from ``k`` frames each side."""
         if len(self._frames) < 2 * k + 1:
             return []
@@ -820,8 +824,6 @@ class Segmenter:
         for f in window:
             live &= f.on_table
         live &= centre.moving | window[k - 1].moving | window[k + 1].moving
-        if slow:
-            live &= np.hypot(*centre.velocities.T) < _SLOW_SPEED
         if not live.any():
             return []
         seen = np.array([f.seen for f in window])  # (2k+1, 16)

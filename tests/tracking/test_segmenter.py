@@ -229,6 +229,54 @@ def test_a_ball_kicked_into_a_cushion_frames_away_touched_it_rule_3_20(gap: floa
         assert matched(truth, seven, 2 * FRAME) == (1, 0, 0)
 
 
+@pytest.mark.parametrize(("above", "vy"), [(85.0, -615.0), (40.0, -250.0)])
+def test_a_ball_struck_along_a_cushion_it_rests_near_touched_it_once_rule_3_20(
+    above: float, vy: float
+) -> None:
+    # The 7 rests 7 mm off the right cushion; the cue ball comes down on it from above and
+    # sends it along the cushion, a little into it: it touches the nose tens of milliseconds
+    # later, not at the strike, and a referee counts one contact.
+    y = -(TABLE.width / 2 - TABLE.ball_diameter / 2 - 7.4)
+    sim = simulate({"cue": (-100.0, y + above), "7": (-300.0, y)}, (-1500.0, vy))
+    truth = [e for e in sim.of_kind(EventKind.BALL_CUSHION) if e.ball is BallId.SEVEN]
+    assert [e.cushion for e in truth] == [CushionId.RIGHT_HEAD, CushionId.HEAD]
+    for seed in range(3):
+        found = run(render(sim, seed, sigma=0.7), sim.signals).of_kind(EventKind.BALL_CUSHION)
+        seven = [e for e in found if e.ball is BallId.SEVEN]
+        assert matched(truth, seven, 2 * FRAME) == (2, 0, 0)
+
+
+def test_a_ball_a_little_off_a_cushion_struck_along_it_did_not_touch_it_rule_3_20() -> None:
+    # The 7 rests 7 mm off the right cushion; the cue ball comes down on it steeply but meets
+    # it nearly side on, so the 7 leaves along the cushion, never reaching it (the cue ball
+    # does). Seen from where the cue ball was a frame before, the push looks into the cushion:
+    # only a ball frozen to the nose is taken to touch it at once.
+    y = -(TABLE.width / 2 - TABLE.ball_diameter / 2 - 7.4)
+    sim = simulate(
+        {"cue": (-242.9 + 0.774 * 150.0, y - 1.2 + 0.634 * 150.0), "7": (-300.0, y)},
+        (-0.774 * 1400.0, -0.634 * 1400.0),
+    )
+    assert not [e for e in sim.of_kind(EventKind.BALL_CUSHION) if e.ball is BallId.SEVEN]
+    for seed in range(8):
+        found = run(render(sim, seed, sigma=0.7), sim.signals).of_kind(EventKind.BALL_CUSHION)
+        assert [e for e in found if e.ball is BallId.SEVEN] == []
+
+
+@pytest.mark.parametrize("gap", [6.0, 10.0])
+def test_a_fast_ball_grazing_a_cushion_touched_it_rule_3_19(gap: float) -> None:
+    # Struck almost straight along the right cushion at 1.5 m/s from a few millimetres off it,
+    # the 7 comes into the nose at 3-5 cm/s and leaves as slowly: only a long window sees the
+    # turn, whatever the ball's speed along the cushion.
+    y = -(TABLE.width / 2 - TABLE.ball_diameter / 2 - gap)
+    sim = simulate({"cue": (100.0, y + 1.5), "7": (-300.0, y)}, (-1500.0, 0.0))
+    truth = [e for e in sim.of_kind(EventKind.BALL_CUSHION) if e.ball is BallId.SEVEN]
+    assert [e.cushion for e in truth] == [CushionId.RIGHT_HEAD]
+    for seed in range(2):
+        found = run(render(sim, seed, sigma=0.7), sim.signals).of_kind(EventKind.BALL_CUSHION)
+        seven = [e for e in found if e.ball is BallId.SEVEN]
+        assert matched(truth, seven, 2 * FRAME) == (1, 0, 0)
+
+
 def test_a_ball_creeping_into_a_cushion_rebounds_off_it_rule_3_20() -> None:
     # The 7 creeps into the right cushion at 6 cm/s and back out at 5: a cushion contact a
     # referee counts, though its turn (about 10 cm/s) is softer than any ball-ball kick.
