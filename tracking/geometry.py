@@ -7,9 +7,42 @@ every ball every frame, so it keeps them here and only runs the exact tests near
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+
+import numpy as np
 
 from calibration.table import TableSpec
-from rules.table import PocketId
+from rules.table import CushionId, PocketId
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Wall:
+    """A straight rubber face a ball rebounds off: a cushion nose or a pocket's jaw face.
+
+    Attributes:
+        cushion: The cushion it belongs to (a jaw belongs to the cushion ending at its point).
+        start: One end.
+        along: From ``start`` to the other end.
+        normal: Unit normal toward the side the balls are on.
+        mouth: A jaw's pocket: the middle of its mouth line (None for a nose).
+        axis: ... the unit vector into that pocket.
+        shelf: ... the depth past the mouth line where the slate ends.
+    """
+
+    cushion: CushionId
+    start: np.ndarray
+    along: np.ndarray
+    normal: np.ndarray
+    mouth: np.ndarray | None = None
+    axis: np.ndarray | None = None
+    shelf: float = math.inf
+
+    def on_slate(self, points: np.ndarray) -> np.ndarray:
+        """Which of ``points`` (n, 2) are short of the drop behind a jaw's pocket shelf: past
+        it a ball is falling, and its path bends with no rubber touched."""
+        if self.mouth is None or self.axis is None:
+            return np.ones(len(points), dtype=bool)
+        return (points - self.mouth) @ self.axis < self.shelf
 
 
 class TableCache:
@@ -19,6 +52,30 @@ class TableCache:
         self.table = table
         self.pockets = table.pockets
         self.cushions = table.cushions
+        walls = [
+            Wall(c.id, np.array(c.start), np.subtract(c.end, c.start), np.array(c.normal))
+            for c in table.cushions
+        ]
+        jaws = table.jaw_faces()
+        for pocket, faces in zip(
+            self.pockets, zip(jaws[::2], jaws[1::2], strict=True), strict=True
+        ):
+            for j in faces:
+                along = np.subtract(j.end, j.start)
+                mouth = np.array(pocket.mouth_centre)
+                axis = np.array(pocket.axis)
+                walls.append(
+                    Wall(
+                        j.cushion,
+                        np.array(j.start),
+                        along,
+                        np.array(j.normal),
+                        mouth,
+                        axis,
+                        pocket.shelf,
+                    )
+                )
+        self.walls = tuple(walls)
         self.hx = table.length / 2
         self.hy = table.width / 2
         self.d = table.ball_diameter

@@ -903,29 +903,33 @@ class Segmenter:
 
     def _nose_crossing(self, pts, times, before, after, sigma, min_turn):
         """(distance at the centre, cushion, time, uncertainty) of the rebound the fitted lines
-        show off the nearest nose, or None."""
+        show off the nearest wall (a cushion nose or a jaw face), or None. Behind a jaw only the
+        frames on the slate count: a ball past a pocket's shelf is falling."""
         k = len(times) // 2
         rad, tol = self._d / 2, self.config.touch_tolerance_mm
         best = None
-        for seg in self._cushions:
-            n = np.array(seg.normal)
-            start = np.array(seg.start)
-            along = np.array(seg.end) - start
-            s = float((pts[k] - start) @ along / (along @ along))
+        for wall in self._geo.walls:
+            s = float((pts[k] - wall.start) @ wall.along / (wall.along @ wall.along))
             if not -0.1 <= s <= 1.1:
                 continue
-            dist = (pts - start) @ n
+            slate = wall.on_slate(pts)
+            if not slate[k]:
+                continue
+            ins, outs = before[slate[before]], after[slate[after]]
+            if len(ins) < 2 or len(outs) < 2:
+                continue
+            dist = (pts - wall.start) @ wall.normal
             if dist[k] - rad > tol + _REACH_MM or dist[k] > dist.min() + 2 * min(sigma, _SIGMA_CAP):
                 continue
-            vn_in, noise_in = _slope(times[before], dist[before], sigma)
-            vn_out, noise_out = _slope(times[after], dist[after], sigma)
+            vn_in, noise_in = _slope(times[ins], dist[ins], sigma)
+            vn_out, noise_out = _slope(times[outs], dist[outs], sigma)
             noise = math.hypot(noise_in, noise_out)
             turn = max(min_turn, self.config.noise_sigmas * noise)
             if vn_in >= -0.5 * turn or vn_out <= 0.25 * turn or vn_out - vn_in < turn:
                 continue
             # When the centre was one radius from the nose, by each fitted line carried on.
-            t_in0, d_in0 = times[before].mean(), dist[before].mean()
-            t_out0, d_out0 = times[after].mean(), dist[after].mean()
+            t_in0, d_in0 = times[ins].mean(), dist[ins].mean()
+            t_out0, d_out0 = times[outs].mean(), dist[outs].mean()
             # Between frames a fast ball gets closer than any sample shows: the incoming and
             # outgoing lines must meet within touching distance of the nose.
             t_meet = (d_out0 - d_in0 + vn_in * t_in0 - vn_out * t_out0) / (vn_in - vn_out)
@@ -933,12 +937,12 @@ class Segmenter:
                 continue
             tin = t_in0 + (d_in0 - rad) / -vn_in
             tout = t_out0 - (d_out0 - rad) / vn_out
-            lo, hi = times[before[-1]], times[after[0]]
+            lo, hi = times[ins[-1]], times[outs[0]]
             t = float(np.clip(0.5 * (tin + tout), lo, hi))
             half = (hi - lo) / 2
             uncertainty = float(np.clip(abs(tin - tout) / 2, 0.25 * half, half))
             if best is None or dist[k] < best[0]:
-                best = (dist[k], seg.id, t, uncertainty)
+                best = (dist[k], wall.cushion, t, uncertainty)
         return best
 
     # -- pockets, departures, rest --------------------------------------------------------------

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from rules.balls import BallId
-from rules.events import EventKind
+from rules.events import EventKind, ShotEvent
 from rules.table import CushionId, PocketId
 from tests.tracking.helpers import matched, run
 from tests.tracking.synth import TABLE, Sim, render, simulate
@@ -275,6 +275,34 @@ def test_a_fast_ball_grazing_a_cushion_touched_it_rule_3_19(gap: float) -> None:
         found = run(render(sim, seed, sigma=0.7), sim.signals).of_kind(EventKind.BALL_CUSHION)
         seven = [e for e in found if e.ball is BallId.SEVEN]
         assert matched(truth, seven, 2 * FRAME) == (1, 0, 0)
+
+
+@pytest.mark.parametrize("face", [0, 1])
+def test_a_ball_glancing_off_a_pocket_jaw_into_the_pocket_touched_its_cushion_rule_3_20(
+    face: int,
+) -> None:
+    # The 9 rolls into the foot-left pocket's mouth at 0.6 m/s, glances off one of its jaw
+    # faces at 50 degrees and goes on, deeper, to drop: a rail hit of the cushion whose nose
+    # ends at that jaw. Measured against the nose lines it never turned back.
+    jaw = TABLE.jaw_faces()[2 * list(PocketId).index(PocketId.FOOT_LEFT) + face]
+    pocket = TABLE.pocket(PocketId.FOOT_LEFT)
+    start, end, n = (np.array(p) for p in (jaw.start, jaw.end, jaw.normal))
+    tangent = (end - start) / np.hypot(*(end - start))
+    hit = start + 0.1 * (end - start) + n * TABLE.ball_diameter / 2
+    v_in = 600.0 * (np.cos(np.radians(50)) * tangent - np.sin(np.radians(50)) * n)
+    v_out = v_in - 1.8 * (v_in @ n) * n
+    t_hit = 1.0
+    rng = np.random.default_rng(7)
+    track: list[tuple[float, float] | None] = []
+    for k in range(90):
+        t = k * FRAME
+        p = hit + v_in * (max(t, 0.3) - t_hit) if t < t_hit else hit + v_out * (t - t_hit)
+        dropped = pocket.depth_of(tuple(p)) > pocket.shelf
+        track.append(None if dropped else tuple(p + rng.normal(0.0, 0.7, 2)))
+    assert track[int(t_hit / FRAME) + 3] is not None  # on the slate for frames after the jaw
+    truth = [ShotEvent(EventKind.BALL_CUSHION, t_hit, (BallId.NINE,), cushion=jaw.cushion)]
+    found = run(_frames(track, BallId.NINE)).of_kind(EventKind.BALL_CUSHION)
+    assert matched(truth, found, 2 * FRAME) == (1, 0, 0)
 
 
 def test_a_ball_creeping_into_a_cushion_rebounds_off_it_rule_3_20() -> None:
