@@ -820,9 +820,9 @@ class Segmenter:
             return []
         window = list(self._frames)[-(2 * k + 1) :]
         centre = window[k]
-        live = np.ones(len(BALLS), dtype=bool)
-        for f in window:
-            live &= f.on_table
+        # A ball that drops a frame or two after glancing off a jaw is judged on the frames it
+        # was seen on the table (the wall test wants two each side).
+        live = centre.on_table & window[k - 1].on_table & window[k + 1].on_table
         live &= centre.moving | window[k - 1].moving | window[k + 1].moving
         if not live.any():
             return []
@@ -842,6 +842,8 @@ class Segmenter:
         reach = self._d / 2 + self.config.touch_tolerance_mm + _REACH_MM
         closest = np.nanmin(lines, axis=0) + 2 * _SIGMA_CAP
         candidates = np.any((at <= reach) & (at <= closest), axis=1)
+        # Inside a pocket's mouth the nose lines say little: the jaw faces decide.
+        candidates |= [self._geo.nearest_mouth(*p, self._d) is not None for p in pts_all[k]]
         events = []
         for i in np.flatnonzero(candidates):
             r, pts = rows[i], pts_all[:, i]
