@@ -45,7 +45,7 @@ import numpy as np
 
 from bench._options import whole_corpus
 from bench._pool import Task, parallel_map
-from bench._virtual_table import Seen, cache_dir, came_apart, seen, truth_frames
+from bench._virtual_table import Seen, cache_dir, seen, truth_frames
 from hardware.sim.scenarios import list_scenarios, run_scenario
 from rules.balls import BallId
 from rules.errors import RecordError
@@ -55,7 +55,7 @@ from rules.inputs import ShotInputs
 from rules.ruling import BallInHand
 from rules.shot import Shot
 from rules.state import GameOptions, GameState, Phase
-from tests.tracking.helpers import matched, observable
+from tests.tracking.helpers import came_apart, matched, observable
 from tracking.assembler import ShotAssembler
 from tracking.model import BALLS, TrackerConfig, TrackFrame
 from tracking.segmenter import Segmenter

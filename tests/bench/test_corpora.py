@@ -10,12 +10,11 @@ import pytest
 
 from bench import pipeline, tracking
 from bench._recordings import recording_task
-from bench._virtual_table import came_apart
 from hardware.sim.scenarios import list_scenarios, run_scenario
 from rules.balls import BallId
 from rules.events import EventKind, ShotEvent
 from rules.table import CushionId
-from tests.tracking.helpers import matched, observable
+from tests.tracking.helpers import came_apart, matched, observable
 
 
 def test_the_full_run_scores_the_default_scenarios_and_all_adds_the_rest(monkeypatch) -> None:

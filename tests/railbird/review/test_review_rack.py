@@ -5,19 +5,23 @@ from __future__ import annotations
 
 import pytest
 
+from railbird.recording import RecordingReader
 from railbird.replay import ReplayOptions
 from railbird.review.run import ReviewOptions, ReviewResult, review
 from rules.referee import Referee
 from rules.ruling import Ruling
 from tests.factories import TABLE_9FT
 from tests.railbird.racks import Rack
+from tests.tracking.helpers import came_apart, observable
 
 pytestmark = pytest.mark.slow
 
-CUSHIONS_RIGHT_FLOOR = 6
-"""Shots whose diagram counts exactly the truth's cushion contacts (of 9), today (2026-11-29):
-the break shows 17 of 21, and two shots miss one each (a ball rolling along a cushion, a ball
-struck from rest into one a few frames away), tracking's open work (issue 6)."""
+CUSHIONS_RIGHT_FLOOR = 7
+"""Shots whose diagram counts exactly the truth's cushion contacts (of 9), as a camera can count
+them (`observable`: a ball pinned to a cushion touches it many times in one frame), today
+(2026-11-30): the break shows 18 of 19 (a ball deflected by a jaw and gone in the next frame of
+this 30 fps recording), and shot 5 misses one (ball, cushion and ball again within one frame),
+tracking's open work (issue 6)."""
 
 
 @pytest.fixture(scope="module")
@@ -56,13 +60,15 @@ def test_each_diagram_of_the_game_shows_the_true_pocketed_balls_and_cushions(
     nine_ball: Rack, reviewed_rack: ReviewResult
 ) -> None:
     right = 0
+    frame = 1 / RecordingReader(nine_ball.recording).fps
     for shot, true_shot in zip(reviewed_rack.shots, nine_ball.run.truth.shots, strict=True):
         model = reviewed_rack.models[shot.number]  # what the PNG was drawn from
         assert sorted(b for b, _ in model.pocketed) == sorted(true_shot.pocketed)
         assert {p for _, p in model.pocketed} == {
             true_shot.pocket_of(b) for b in true_shot.pocketed
         }
-        found, want = len(model.cushion_contacts), len(true_shot.cushion_contacts())
+        truth = observable(list(true_shot.cushion_contacts()), frame, came_apart(nine_ball.run))
+        found, want = len(model.cushion_contacts), len(truth)
         print(f"shot {shot.number}: cushion contacts drawn {found}, true {want}")
         assert found <= want  # never a cushion the ball did not touch
         right += found == want
