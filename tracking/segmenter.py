@@ -666,6 +666,7 @@ class Segmenter:
             elif (
                 self._clear_of_others(r, f0)
                 and not self._vision_jump(r, f0, f1, f2)
+                and not self._still_going(r, f0)
                 and t - self._disturbed_last.get(r, -math.inf) >= 1.0
             ):
                 self._disturbed_last[r] = t
@@ -708,6 +709,18 @@ class Segmenter:
         return self._in_shot and (
             rest_since <= self._strike_time or f0.time - rest_since < _RESTART_S
         )
+
+    def _still_going(self, r: int, f0: TrackFrame) -> bool:
+        """True when a ball leaving rest was never left alone: at rest only a moment in the
+        shot still going on (a crawl or a noisy sample fooled the rest test), or touched by a
+        ball or a cushion since it came to rest (a ball frozen to a cushion, struck into it,
+        comes off it slowly, frames after the contact)."""
+        rest_since = float(f0.rest_since[r])
+        if self._in_shot and f0.time - rest_since < _RESTART_S:
+            return True
+        pairs = (t for (ra, rb), t in self._pair_last.items() if r in (ra, rb))
+        cushions = (t for (rc, _), t in self._cushion_last.items() if rc == r)
+        return any(t >= rest_since for t in (*pairs, *cushions))
 
     def _explained(self, contacts, moving_before, f0, f1) -> set[BallId]:
         """Balls whose start a contact with an already moving ball explains."""

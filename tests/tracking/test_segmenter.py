@@ -168,6 +168,50 @@ def test_a_resting_ball_whose_detection_jumps_once_was_not_touched_rule_3_21() -
     assert not [e for e in events if e.kind is EventKind.BALL_DISTURBED]
 
 
+def _two_balls(cue_at, other: BallId, other_at, frames: int, seed: int) -> list[Detections]:
+    """The cue ball and one other, each a function of the frame index, seen with 0.6 mm noise."""
+    rng = np.random.default_rng(seed)
+    return [
+        Detections.of(
+            k,
+            k * FRAME,
+            [tuple(np.add(cue_at(k), rng.normal(0.0, 0.6, 2))), tuple(other_at(k))],
+            identity=one_hot([BallId.CUE, other]),
+        )
+        for k in range(frames)
+    ]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_ball_struck_into_the_cushion_it_is_frozen_to_that_comes_off_late_was_hit_rule_3_21(
+    seed: int,
+) -> None:
+    # The 15 is frozen to the head cushion; the cue ball drives it straight in and comes back.
+    # The 15 stays put for a few frames (the cushion takes the push) and then comes off slowly,
+    # gathering speed: that is the contact's doing, not a touch.
+    r = TABLE.ball_diameter / 2
+    nose = -TABLE.length / 2 + r
+    hit_k = 40  # the cue ball reaches the 15 in this frame
+
+    def cue(k: int) -> tuple[float, float]:
+        if k <= hit_k:
+            return (nose + TABLE.ball_diameter + 1500.0 * (hit_k - max(k, 10)) * FRAME, 0.0)
+        return (nose + TABLE.ball_diameter + 500.0 * (k - hit_k) * FRAME, 0.0)
+
+    rng = np.random.default_rng(seed + 10)
+
+    def fifteen(k: int) -> np.ndarray:
+        late = max(0.0, (k - hit_k - 2) * FRAME)
+        x = nose + min(0.5 * 2000.0 * late**2, 300.0 * late)
+        return np.array([x, 0.0]) + rng.normal(0.0, 0.6, 2)
+
+    events = run(_two_balls(cue, BallId.FIFTEEN, fifteen, 110, seed)).events
+    assert [e.balls for e in events if e.kind is EventKind.BALL_BALL] == [
+        (BallId.CUE, BallId.FIFTEEN)
+    ]
+    assert not [e for e in events if e.kind is EventKind.BALL_DISTURBED]
+
+
 def test_a_ball_nudged_slowly_by_a_hand_is_still_disturbed_rule_3_21() -> None:
     sim = simulate(
         {"cue": (-700.0, 0.0), "8": (500.0, 0.0)}, None, pushes={"8": (0.4, 0.0, 150.0)}, tail=0.5
