@@ -21,7 +21,7 @@ from calibration.colour import BallColour, BallPixels, ColourModel, default_colo
 from calibration.config import TableConfig
 from calibration.file import Calibration
 from calibration.solve import IntrinsicsSource, PoseSolution
-from calibration.table import CushionSegment, Pocket, TableSpec
+from calibration.table import CushionSegment, JawFace, Pocket, TableSpec
 from calibration.table_finder import TableFinding
 from rules.balls import BallId
 from rules.codec import dumps, from_jsonable, loads, to_jsonable
@@ -118,6 +118,7 @@ STRATEGIES = {
     TableSpec: st.sampled_from([TableSpec.standard(n) for n in ("9ft", "8ft", "7ft")]),
     Pocket: st.sampled_from(TableSpec.standard("8ft").pockets),
     CushionSegment: st.sampled_from(TableSpec.standard("7ft").cushions),
+    JawFace: st.sampled_from(TableSpec.standard("9ft").jaw_faces()),
     BallLook: st.sampled_from(calibration.BALL_SET),
     ClockReading: st.builds(
         ClockReading,
