@@ -52,36 +52,24 @@ class TableCache:
         self.table = table
         self.pockets = table.pockets
         self.cushions = table.cushions
-        walls = [
-            Wall(c.id, np.array(c.start), np.subtract(c.end, c.start), np.array(c.normal))
-            for c in table.cushions
-        ]
-        jaws = table.jaw_faces()
-        for pocket, faces in zip(
-            self.pockets, zip(jaws[::2], jaws[1::2], strict=True), strict=True
-        ):
-            for j in faces:
-                along = np.subtract(j.end, j.start)
-                mouth = np.array(pocket.mouth_centre)
-                axis = np.array(pocket.axis)
-                walls.append(
-                    Wall(
-                        j.cushion,
-                        np.array(j.start),
-                        along,
-                        np.array(j.normal),
-                        mouth,
-                        axis,
-                        pocket.shelf,
-                    )
-                )
-        self.walls = tuple(walls)
+        self.walls = _walls(table)
+        # The walls as arrays, to find the few a point lies along in one step.
+        self.wall_starts = np.array([w.start for w in self.walls])
+        self.wall_alongs = np.array([w.along for w in self.walls])
+        self.wall_lengths_sq = np.einsum("wi,wi->w", self.wall_alongs, self.wall_alongs)
         self.hx = table.length / 2
         self.hy = table.width / 2
         self.d = table.ball_diameter
         # The deepest point of any pocket opening lies within this of the cushion lines.
         self._edge_band = max(p.shelf + p.throat_width for p in self.pockets) + self.d
         self._corners = tuple(p for p in self.pockets if p.id.is_corner)
+
+    def walls_along(self, point: np.ndarray, margin: float = 0.1) -> np.ndarray:
+        """Indices of the walls ``point`` lies along (its projection within ``margin`` of the
+        wall's length past either end)."""
+        s = np.einsum("wi,wi->w", point - self.wall_starts, self.wall_alongs)
+        s /= self.wall_lengths_sq
+        return np.flatnonzero((s >= -margin) & (s <= 1.0 + margin))
 
     def edge_gap(self, x: float, y: float) -> float:
         """Distance from (x, y) to the nearest cushion nose line, ignoring pockets (mm)."""
@@ -115,3 +103,19 @@ class TableCache:
             if dist < best_d:
                 best, best_d = pocket.id, dist
         return best
+
+
+def _walls(table: TableSpec) -> tuple[Wall, ...]:
+    """The six cushion noses, then each pocket's two jaw faces."""
+    walls = [
+        Wall(c.id, np.array(c.start), np.subtract(c.end, c.start), np.array(c.normal))
+        for c in table.cushions
+    ]
+    jaws = table.jaw_faces()
+    for pocket, faces in zip(table.pockets, zip(jaws[::2], jaws[1::2], strict=True), strict=True):
+        mouth, axis = np.array(pocket.mouth_centre), np.array(pocket.axis)
+        for j in faces:
+            along = np.subtract(j.end, j.start)
+            start, normal = np.array(j.start), np.array(j.normal)
+            walls.append(Wall(j.cushion, start, along, normal, mouth, axis, pocket.shelf))
+    return tuple(walls)

@@ -923,18 +923,16 @@ class Segmenter:
         k = len(times) // 2
         rad, tol = self._d / 2, self.config.touch_tolerance_mm
         best = None
-        for wall in self._geo.walls:
-            s = float((pts[k] - wall.start) @ wall.along / (wall.along @ wall.along))
-            if not -0.1 <= s <= 1.1:
+        for w in self._geo.walls_along(pts[k]):
+            wall = self._geo.walls[w]
+            dist = (pts - wall.start) @ wall.normal
+            if dist[k] - rad > tol + _REACH_MM or dist[k] > dist.min() + 2 * min(sigma, _SIGMA_CAP):
                 continue
             slate = wall.on_slate(pts)
             if not slate[k]:
                 continue
             ins, outs = before[slate[before]], after[slate[after]]
             if len(ins) < 2 or len(outs) < 2:
-                continue
-            dist = (pts - wall.start) @ wall.normal
-            if dist[k] - rad > tol + _REACH_MM or dist[k] > dist.min() + 2 * min(sigma, _SIGMA_CAP):
                 continue
             vn_in, noise_in = _slope(times[ins], dist[ins], sigma)
             vn_out, noise_out = _slope(times[outs], dist[outs], sigma)
