@@ -57,12 +57,18 @@ class TableCache:
         self.wall_starts = np.array([w.start for w in self.walls])
         self.wall_alongs = np.array([w.along for w in self.walls])
         self.wall_lengths_sq = np.einsum("wi,wi->w", self.wall_alongs, self.wall_alongs)
+        self.mouth_centres = np.array([p.mouth_centre for p in self.pockets])
         self.hx = table.length / 2
         self.hy = table.width / 2
         self.d = table.ball_diameter
         # The deepest point of any pocket opening lies within this of the cushion lines.
         self._edge_band = max(p.shelf + p.throat_width for p in self.pockets) + self.d
         self._corners = tuple(p for p in self.pockets if p.id.is_corner)
+
+    def near_a_mouth(self, points: np.ndarray, reach: float) -> np.ndarray:
+        """Which of ``points`` (n, 2) lie within ``reach`` of a pocket's mouth centre."""
+        gaps = np.hypot(*(points[:, None, :] - self.mouth_centres[None, :, :]).transpose(2, 0, 1))
+        return np.min(gaps, axis=1) < reach
 
     def walls_along(self, point: np.ndarray, margin: float = 0.1) -> np.ndarray:
         """Indices of the walls ``point`` lies along (its projection within ``margin`` of the

@@ -824,14 +824,23 @@ class Segmenter:
         the cushion to out of it. The time is where the incoming and outgoing lines, carried on,
         put the centre one radius from the nose; their disagreement is the uncertainty.
         """
-        events = self._rebounds_seen(_CUSHION_K, self.config.min_rebound_mm_s)
-        return events + self._rebounds_seen(_SLOW_K, _SLOW_MIN_TURN)
+        frames = list(self._frames)[-(2 * _SLOW_K + 1) :]
+        # Both windows slice one stack of the newest frames' samples.
+        stack = (
+            np.array([f.seen for f in frames]),
+            np.array([f.measured for f in frames]),
+            np.array([f.positions for f in frames]),
+        )
+        events = self._rebounds_seen(frames, stack, _CUSHION_K, self.config.min_rebound_mm_s)
+        return events + self._rebounds_seen(frames, stack, _SLOW_K, _SLOW_MIN_TURN)
 
-    def _rebounds_seen(self, k: int, min_turn: float) -> list[ShotEvent]:
-        """Rebounds at the frame ``k`` back from the newest, from ``k`` frames each side."""
-        if len(self._frames) < 2 * k + 1:
+    def _rebounds_seen(self, frames, stack, k: int, min_turn: float) -> list[ShotEvent]:
+        """Rebounds at the frame ``k`` back from the newest of ``frames``, from ``k`` frames
+        each side; ``stack`` is their (seen, measured, positions) arrays."""
+        if len(frames) < 2 * k + 1:
             return []
-        window = list(self._frames)[-(2 * k + 1) :]
+        window = frames[-(2 * k + 1) :]
+        seen_all, measured_all, filtered_all = (a[-(2 * k + 1) :] for a in stack)
         centre = window[k]
         # A ball that drops a frame or two after glancing off a jaw is judged on the frames it
         # was seen on the table (the wall test wants two each side).
@@ -839,14 +848,12 @@ class Segmenter:
         live &= centre.moving | window[k - 1].moving | window[k + 1].moving
         if not live.any():
             return []
-        seen = np.array([f.seen for f in window])  # (2k+1, 16)
+        seen = seen_all  # (2k+1, 16)
         enough = (seen[:k].sum(axis=0) >= 2) & (seen[k + 1 :].sum(axis=0) >= 2)
         rows = np.flatnonzero(live & enough)
         if len(rows) == 0:
             return []
-        measured = np.array([f.measured[rows] for f in window])  # (2k+1, m, 2)
-        filtered = np.array([f.positions[rows] for f in window])
-        pts_all = np.where(seen[:, rows, None], measured, filtered)
+        pts_all = np.where(seen[:, rows, None], measured_all[:, rows], filtered_all[:, rows])
         # Distances to the four cushion lines: a rebound needs the centre frame within reach
         # of one line and (nearly) at its closest to it in the window.
         half = np.array([self._geo.hx, self._geo.hy])
@@ -856,7 +863,7 @@ class Segmenter:
         closest = np.nanmin(lines, axis=0) + 2 * _SIGMA_CAP
         candidates = np.any((at <= reach) & (at <= closest), axis=1)
         # Inside a pocket's mouth the nose lines say little: the jaw faces decide.
-        candidates |= [self._geo.nearest_mouth(*p, self._d) is not None for p in pts_all[k]]
+        candidates |= self._geo.near_a_mouth(pts_all[k], self._d)
         events = []
         for i in np.flatnonzero(candidates):
             r, pts = rows[i], pts_all[:, i]
