@@ -58,6 +58,16 @@ _SIGMA_CAP = 8.0
 """The largest position sigma (mm) `_cushion_event` allows a sample to sit off its closest
 approach by (it uses 2 sigma); the pre-check uses it so it never skips what the test keeps."""
 
+_SOFT_APPROACH = 0.2
+"""The least cosine between a ball's velocity and the line to a resting ball for it to have hit
+that ball softly (a cut as thin as 78 degrees)."""
+
+_SOFT_LOOKBACK = 3
+"""Frames back over which a soft hitter's way in is measured."""
+
+_SOFT_MIN_WAY_MM = 3.0
+"""The least way in (mm) over those frames that shows a direction above the noise."""
+
 _FROZEN_MM = 4.0
 """A ball resting this close to a cushion nose is frozen to it as far as the camera can tell (a
 resting ball is placed to a millimetre or two): struck into the cushion, it touches it at once.
@@ -663,6 +673,8 @@ class Segmenter:
                     )
                     self._pair_last[(CUE_ROW, r)] = t
                 events.append(self._strike(t, unc, f0))
+            elif (soft := self._soft_contact(r, f0, f1, f2)) is not None:
+                events.append(soft)
             elif (
                 self._clear_of_others(r, f0)
                 and not self._vision_jump(r, f0, f1, f2)
@@ -783,6 +795,46 @@ class Segmenter:
         # A slow ball is confirmed moving only frames after it left, so its first step spans
         # several frames: it must also have stopped dead after it to be a jump.
         return first > 2.0 * second + 4.0 * sigma and second < 2.0 * sigma
+
+    def _soft_contact(self, r: int, f0, f1, f2) -> ShotEvent | None:
+        """A resting ball that left rest with a moving ball touching it was hit by that ball,
+        even when neither velocity changed by more than one frame's noise: a slow ball nudging
+        another (a few cm/s each) kicks it too softly for the pair test, and the tracker sees
+        it leave rest frames later. The time is carried back from the struck ball's motion."""
+        rest = f0.positions[r]
+        reach = self._d + self.config.touch_tolerance_mm
+        # Only a ball already rolling, and rolling at it, can have hit it (two balls set off
+        # together, touching side by side, did not).
+        movers = np.flatnonzero(f0.moving & f0.on_table)
+        movers = movers[movers != r]
+        if len(movers) == 0:
+            return None
+        to_rest = rest - f0.positions[movers]
+        # Its way here over the last frames: one frame's filtered velocity near a ball is noisy.
+        earlier = self._frames[max(0, len(self._frames) - 3 - _SOFT_LOOKBACK)]
+        way = f0.positions[movers] - earlier.positions[movers]
+        closing = np.einsum("mi,mi->m", to_rest, way)
+        closing /= np.maximum(np.hypot(*to_rest.T) * np.hypot(*way.T), 1e-9)
+        closing[np.hypot(*way.T) < _SOFT_MIN_WAY_MM] = 0.0
+        gaps = np.minimum(np.hypot(*to_rest.T), np.hypot(*(f1.positions[movers] - rest).T))
+        gaps[closing < _SOFT_APPROACH] = np.inf
+        if np.nanmin(gaps) > reach:
+            return None
+        hitter = int(movers[int(np.nanargmin(gaps))])
+        key = (min(r, hitter), max(r, hitter))
+        dt = f1.time - f0.time
+        if f0.time - self._pair_last.get(key, -math.inf) < 3 * dt:
+            return None
+        v = (f2.positions[r] - f1.positions[r]) / max(f2.time - f1.time, 1e-6)
+        speed = float(np.hypot(*v))
+        back = float(np.hypot(*(f1.positions[r] - rest))) / speed if speed > 0 else dt / 2
+        t = float(np.clip(f1.time - back, f0.time - 4 * dt, f1.time))
+        self._pair_last[key] = t
+        self._contact_times.append((t, key))
+        a, b = BALLS[hitter], BALLS[r]
+        if b is BallId.CUE:
+            a, b = b, a
+        return ShotEvent(EventKind.BALL_BALL, t, (a, b), confidence=0.7, time_uncertainty=dt)
 
     def _clear_of_others(self, r: int, f0: TrackFrame) -> bool:
         p = f0.positions[r]

@@ -8,6 +8,7 @@ import pytest
 from bench._virtual_table import Seen, board_signals, noisy_detections
 from bench.pipeline import track_shots
 from hardware.sim.scenarios import run_scenario
+from rules.balls import BallId
 from rules.events import EventKind
 
 pytestmark = pytest.mark.slow
@@ -26,3 +27,13 @@ def test_balls_creeping_to_rest_after_a_break_were_not_touched_rule_3_21() -> No
     events = _events("break-14.1", 1003)
     assert any(e.kind is EventKind.CUE_STRIKE for e in events)
     assert [e for e in events if e.kind is EventKind.BALL_DISTURBED] == []
+
+
+def test_a_soft_hit_kicking_neither_ball_past_the_noise_is_the_first_contact_rule_3_18() -> None:
+    # no-cushion, seed 1004: the cue ball reaches the 9 at 0.2 m/s and sends it off at 0.16;
+    # neither velocity changes by more than one frame's noise, and the tracker sees the 9 leave
+    # rest three frames later. The cue ball was touching it then: it hit the 9.
+    events = _events("no-cushion", 1004)
+    contacts = [e for e in events if e.kind is EventKind.BALL_BALL]
+    assert [e.balls for e in contacts] == [(BallId.CUE, BallId.NINE)]
+    assert contacts[0].time == pytest.approx(0.760, abs=2 / 60)
