@@ -59,7 +59,7 @@ _SIGMA_CAP = 8.0
 approach by (it uses 2 sigma); the pre-check uses it so it never skips what the test keeps."""
 
 _SOFT_APPROACH = 0.2
-"""The least cosine between a ball's velocity and the line to a resting ball for it to have hit
+"""The least cosine between a ball's way in and the line to a resting ball for it to have hit
 that ball softly (a cut as thin as 78 degrees)."""
 
 _SOFT_LOOKBACK = 3
@@ -868,7 +868,8 @@ class Segmenter:
     # -- cushions -------------------------------------------------------------------------------
 
     def _cushion_contacts(self) -> list[ShotEvent]:
-        """Rebounds off a cushion nose, judged at the frame K back from the newest.
+        """Rebounds off a cushion nose or a pocket's jaw, judged at the frame K back from the
+        newest (and again on a long window, for soft rebounds).
 
         A window of K frames each side gives fitted velocities that survive real tracking noise
         (a single frame's velocity is too noisy at 30 Hz). The ball must come closest to one nose at
@@ -892,7 +893,7 @@ class Segmenter:
         if len(frames) < 2 * k + 1:
             return []
         window = frames[-(2 * k + 1) :]
-        seen_all, measured_all, filtered_all = (a[-(2 * k + 1) :] for a in stack)
+        seen, measured_all, filtered_all = (a[-(2 * k + 1) :] for a in stack)  # (2k+1, 16, ...)
         centre = window[k]
         # A ball that drops a frame or two after glancing off a jaw is judged on the frames it
         # was seen on the table (the wall test wants two each side).
@@ -900,7 +901,6 @@ class Segmenter:
         live &= centre.moving | window[k - 1].moving | window[k + 1].moving
         if not live.any():
             return []
-        seen = seen_all  # (2k+1, 16)
         enough = (seen[:k].sum(axis=0) >= 2) & (seen[k + 1 :].sum(axis=0) >= 2)
         rows = np.flatnonzero(live & enough)
         if len(rows) == 0:
