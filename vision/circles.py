@@ -214,7 +214,7 @@ def fit_circles(
         sol = np.zeros((n, 3))
         for _ in range(2):
             sol = _weighted_fit(design, outer, r, good, exp)
-            err = np.abs(np.einsum("nk,nak->na", sol, design) - r)
+            err = np.abs(np.matmul(design, sol[:, :, None])[..., 0] - r)
             keep = good & (err < np.maximum(1.0, 2.5 * _masked_median(err, good))[:, None])
             good = np.where((keep.sum(axis=1) >= 8)[:, None], keep, good)
         fit_r = sol[:, 0]
@@ -302,8 +302,9 @@ def _weighted_fit(
     each row's outer product with itself, flattened (n, angles, 9).
     """
     w = good.astype(np.float64)
-    ata = np.einsum("na,nak->nk", w, outer).reshape(-1, 3, 3) + _RIDGE
-    atb = np.einsum("na,nak->nk", w * r, design)
+    # Batched matrix products: einsum's set-up outweighs the work on a few candidates.
+    ata = np.matmul(w[:, None, :], outer).reshape(-1, 3, 3) + _RIDGE
+    atb = np.matmul((w * r)[:, None, :], design)[:, 0, :]
     ata[:, 0, 0] += RADIUS_PRIOR_RAYS
     atb[:, 0] += RADIUS_PRIOR_RAYS * expected
     return np.linalg.solve(ata, atb[..., None])[..., 0]
