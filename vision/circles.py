@@ -27,6 +27,11 @@ _DESIGN = np.column_stack((np.ones(_ANGLES), _COS, _SIN))
 """Each ray's row of r(theta) = R + dx cos(theta) + dy sin(theta)."""
 _OUTER = (_DESIGN[:, :, None] * _DESIGN[:, None, :]).reshape(_ANGLES, 9)
 _RIDGE = np.eye(3) * 1e-9
+RADIUS_PRIOR_RAYS = 12.0
+"""How many rays' worth of weight the camera model's expected radius has in each fit. The
+model knows a ball's size there to a few per cent (fitted radii: median 0.998 of it, 98 % within
+5 %), while a free radius lets the outline taken on one side (a contact shadow past a dark ball,
+a crease into a frozen neighbour) widen the circle and move its centre that way."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,8 +118,16 @@ def fit_circles(
     allowed: np.ndarray | None = None,
     scale: int = 1,
     clear: np.ndarray | None = None,
+    shape: np.ndarray | None = None,
 ) -> list[CircleFit]:
     """Fit ball outlines near ``centres`` in a full-resolution image, all at once.
+
+    The outline is a circle of the expected radius or, given its ``shape``, the ellipse the
+    camera sees there (a ball away from below the camera is seen past its equator, its outline
+    stretched toward and away from the image's centre): only the centre and the size (drawn
+    toward the expected) are fitted, the shape is known. A circle fitted to the arc of such an
+    ellipse that shows (the rest lost in a contact shadow, a crease or a cushion) is pulled
+    toward that arc's side.
 
     Args:
         image: BGR image (uint8).
@@ -126,29 +139,39 @@ def fit_circles(
         scale: Image pixels per ``allowed`` pixel.
         clear: ``allowed``'s distance transform (`cv2.distanceTransform`), when at hand: a
             candidate that far inside needs no outline test (most balls, away from cushions).
+        shape: (n, 3) each outline's ellipse as a quadratic form (a, b, c): offsets (x, y) on
+            it have a x^2 + 2 b x y + c y^2 = 1 (`vision.table_view.TableView.silhouette`).
+            Its mean radius then takes the place of ``expected``. None: circles.
     """
     c = np.asarray(centres, dtype=np.float64).reshape(-1, 2).copy()
     exp = np.asarray(expected, dtype=np.float64).reshape(-1)
     n = len(c)
     if n == 0:
         return []
-    max_r = 1.4 * float(exp.max())
+    cos, sin = _COS, _SIN
+    if shape is None:
+        design = np.broadcast_to(_DESIGN, (n, _ANGLES, 3))
+        outer = np.broadcast_to(_OUTER, (n, _ANGLES, 9))
+    else:
+        design, outer, exp = _ellipse_design(np.asarray(shape, dtype=np.float64).reshape(-1, 3))
+    # Each ray's expected outline radius, (n, angles).
+    ray_exp = design[:, :, 0] * exp[:, None]
+    max_r = 1.4 * float(ray_exp.max())
     bins = max(math.ceil(max_r / _STEP_PX), 8)
     step_px = max_r / bins
-    cos, sin, design, outer = _COS, _SIN, _DESIGN, _OUTER
     # Only the band where an outline may be (0.72-1.32 of the expected radius, and two steps
     # either side) is sampled: a radial step at sample k compares samples k - 1 and k + 1.
-    k_lo = max(math.floor(0.72 * float(exp.min()) / step_px) - 2, 1)
-    k_hi = min(math.ceil(1.32 * float(exp.max()) / step_px) + 3, bins - 1)
+    k_lo = max(math.floor(0.72 * float(ray_exp.min()) / step_px) - 2, 1)
+    k_hi = min(math.ceil(1.32 * float(ray_exp.max()) / step_px) + 3, bins - 1)
     radii = np.arange(k_lo, k_hi) * step_px
     rho = np.arange(k_lo - 1, k_hi + 1) * step_px
     # Each ray's sample offsets (x, y): one two-channel map for all candidates' rays.
     ray = np.stack((cos[:, None] * rho[None, :], sin[:, None] * rho[None, :]), axis=-1)
     ray = ray.astype(np.float32)
-    rel = radii[None, :] / exp[:, None]
-    prior = np.exp(-0.5 * ((rel - 1.0) / 0.12) ** 2).astype(np.float32)[:, None, :]
-    wide = prior * ((rel > 0.72) & (rel < 1.32))[:, None, :]
-    narrow = prior * ((rel > 0.88) & (rel < 1.1))[:, None, :]
+    rel = radii[None, None, :] / ray_exp[:, :, None]
+    prior = np.exp(-0.5 * ((rel - 1.0) / 0.12) ** 2).astype(np.float32)
+    wide = ((rel > 0.72) & (rel < 1.32)).astype(np.float32)
+    narrow = ((rel > 0.88) & (rel < 1.1)).astype(np.float32)
     # A fit that moves its centre further than 0.6 of a radius is not taken.
     reach = float(rho[-1]) + 0.6 * float(exp.max()) + 1.0
     near_edge = _near_edge(c, reach, allowed, scale, clear)
@@ -163,17 +186,21 @@ def fit_circles(
         polar = cv2.remap(image, maps, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
         polar = polar.astype(np.float32).reshape(n, _ANGLES, len(rho), -1)
         step = polar[:, :, 2:] - polar[:, :, :-2]
-        energy = np.einsum("nabc,nabc->nab", step, step) * (narrow if it else wide)
+        steps = np.einsum("nabc,nabc->nab", step, step) * prior
         if near_edge is not None and near_edge.any():
             # Only the candidates near a cushion: the rest lie wholly where outlines may be.
-            energy[near_edge] *= _inside(allowed, scale, maps[near_rays], energy[near_edge].shape)
+            steps[near_edge] *= _inside(allowed, scale, maps[near_rays], steps[near_edge].shape)
+        energy = steps * (narrow if it else wide)
         peak = energy.max(axis=2, keepdims=True)
         # The outline is the outermost strong step on each ray (a local maximum, inner
         # samples only): a stripe's cap or a number disc can be stronger, but it is never
-        # outside (the first pass takes the strongest).
-        inner = energy[..., 1:-1]
-        strong = (inner >= energy[..., :-2]) & (inner >= energy[..., 2:])
-        strong &= (inner >= (0.35 if it else 1.0) * peak) & (peak > 0)
+        # outside (the first pass takes the strongest). A maximum is one of the steps
+        # themselves, not of the band cut from them: where the band ends on a step still
+        # rising toward an outline beyond it (the centre still a few pixels off), its last
+        # sample is no outline, and taking it held the circle where it was.
+        inner = steps[..., 1:-1]
+        strong = (inner >= steps[..., :-2]) & (inner >= steps[..., 2:])
+        strong &= (energy[..., 1:-1] >= (0.35 if it else 1.0) * peak) & (peak > 0)
         last = energy.shape[2] - 1
         k = np.where(strong.any(axis=2), last - 1 - np.argmax(strong[..., ::-1], axis=2), 1)
         # The step at the outline and its two neighbours, ray by ray.
@@ -186,8 +213,8 @@ def fit_circles(
         good = (e1 > 0.15 * _median_rows(e1)) & (e1 > 0)
         sol = np.zeros((n, 3))
         for _ in range(2):
-            sol = _weighted_fit(design, outer, r, good)
-            err = np.abs(sol @ design.T - r)
+            sol = _weighted_fit(design, outer, r, good, exp)
+            err = np.abs(np.matmul(design, sol[:, :, None])[..., 0] - r)
             keep = good & (err < np.maximum(1.0, 2.5 * _masked_median(err, good))[:, None])
             good = np.where((keep.sum(axis=1) >= 8)[:, None], keep, good)
         fit_r = sol[:, 0]
@@ -262,16 +289,41 @@ def _masked_median(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 
 def _weighted_fit(
-    design: np.ndarray, outer: np.ndarray, r: np.ndarray, good: np.ndarray
+    design: np.ndarray,
+    outer: np.ndarray,
+    r: np.ndarray,
+    good: np.ndarray,
+    expected: np.ndarray,
 ) -> np.ndarray:
-    """Per row, least squares of r(theta) = R + dx cos + dy sin over the good rays, (n, 3).
+    """Per row, least squares of r(theta) = R s(theta) + dx cos + dy sin over the good rays,
+    (n, 3), with R drawn toward the expected radius (`RADIUS_PRIOR_RAYS`).
 
-    ``outer`` holds each ray's design row's outer product with itself, flattened (angles, 9).
+    ``design`` holds each candidate's rays' rows (s, cos, sin), (n, angles, 3), and ``outer``
+    each row's outer product with itself, flattened (n, angles, 9).
     """
     w = good.astype(np.float64)
-    ata = (w @ outer).reshape(-1, 3, 3) + _RIDGE
-    atb = (w * r) @ design
+    # Batched matrix products: einsum's set-up outweighs the work on a few candidates.
+    ata = np.matmul(w[:, None, :], outer).reshape(-1, 3, 3) + _RIDGE
+    atb = np.matmul((w * r)[:, None, :], design)[:, 0, :]
+    ata[:, 0, 0] += RADIUS_PRIOR_RAYS
+    atb[:, 0] += RADIUS_PRIOR_RAYS * expected
     return np.linalg.solve(ata, atb[..., None])[..., 0]
+
+
+def _ellipse_design(shape: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each candidate's rays' design rows (s, cos, sin) for outlines of known shape, where
+    s(theta) is the ellipse's radius along the ray over its mean radius; their outer
+    products; and the mean radii."""
+    a, b, c = shape[:, 0:1], shape[:, 1:2], shape[:, 2:3]
+    along = a * _COS**2 + 2 * b * _COS * _SIN + c * _SIN**2
+    radius = 1.0 / np.sqrt(np.maximum(along, 1e-12))
+    mean = radius.mean(axis=1)
+    design = np.empty((len(shape), _ANGLES, 3))
+    design[:, :, 0] = radius / mean[:, None]
+    design[:, :, 1] = _COS
+    design[:, :, 2] = _SIN
+    outer = (design[:, :, :, None] * design[:, :, None, :]).reshape(len(shape), _ANGLES, 9)
+    return design, outer, mean
 
 
 def fit_circle(image: np.ndarray, centre: np.ndarray, expected: float) -> CircleFit:

@@ -38,6 +38,7 @@ from rules.balls import BALL_RADIUS_MM, BallId
 from rules.errors import RailbirdError
 from rules.table import Point
 from vision import circles, identity
+from vision.apart import apart
 from vision.detections import BALL_ORDER, Detections, Polygon
 from vision.discs import disc_arrays
 from vision.foreign import ClothContrast
@@ -480,6 +481,7 @@ class BallDetector:
             np.array(expected),
             allowed=self.view.outline,
             clear=self.view.outline_clear,
+            shape=self._silhouettes(np.array(starts)),
         )
         for start, fit in zip(starts, fits, strict=True):
             r = fit.expected
@@ -497,6 +499,13 @@ class BallDetector:
                 continue  # the dark hole of a pocket, not a ball in its jaws
             found.append(FoundBall(fit.centre, fit.radius, fit.support, fit.residual))
         return found
+
+    def _silhouettes(self, pixels: np.ndarray) -> np.ndarray:
+        """The expected outline ellipses (`TableView.silhouette`) of balls centred at
+        full-resolution pixels, (n, 3)."""
+        w = np.rint(self.view.to_working(pixels)).astype(np.int64)
+        gw, gh = self.view.size
+        return self.view.silhouette[np.clip(w[:, 1], 0, gh - 1), np.clip(w[:, 0], 0, gw - 1)]
 
     def _lit(self, image: np.ndarray, centre: np.ndarray, radius: float) -> bool:
         """Whether a disc has the light of a ball (a highlight at least), not a pocket's dark."""
@@ -536,6 +545,7 @@ class BallDetector:
         if not balls:
             return Detections.empty(index, time, occluded)
         positions = self.view.ball_xy(np.array([b.centre_px for b in balls]))
+        positions = apart(positions, np.array([b.blur_mm is None for b in balls]))
         mm_per_px = np.array([BALL_RADIUS_MM / b.radius_px for b in balls])
         residual = np.array([min(b.residual, 3.0) for b in balls])
         support = np.array([b.support for b in balls])

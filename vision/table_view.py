@@ -44,6 +44,12 @@ class TableView:
         outline: (H, W) uint8 at full resolution, 255 where a ball's outline may lie.
         outline_clear: (H, W) float32, each pixel's distance from where no outline may lie.
         radius: (h, w) float32 expected ball radius in full-resolution pixels.
+        silhouette: (h, w, 3) float32 the expected outline of a ball centred there, as the
+            quadratic form (a, b, c) of its ellipse: offsets (x, y) in full-resolution pixels
+            on it have a x^2 + 2 b x y + c y^2 = 1. Away from below the camera a ball is seen
+            past its equator and its outline is stretched toward and away from the image's
+            centre (by about 1 / cos of the viewing angle, less what barrel distortion takes
+            back: 5 % at the ends of a 9 ft table seen from 2.6 m).
         cloth: (h, w, 3) float32 predicted empty-cloth BGR (None when the shading is unknown).
         lookup_error_mm: The worst distance between `plane_xy` and the camera model's exact
             mapping, measured once; `ball_xy` uses the lookup only when it is negligible.
@@ -66,6 +72,7 @@ class TableView:
         self.outline = _roi(table, full_xy, margin=1.0)
         self.outline_clear = cv2.distanceTransform(self.outline, cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
         self.radius = _radius_map(camera, self.table_xy, self.roi)
+        self.silhouette = _silhouette_map(camera, self.table_xy, self.roi)
         self.lookup_error_mm = _lookup_error(camera, self)
         self.cloth_lab = colours.cloth_lab
         self.cloth = self.predict_cloth(colours)
@@ -188,6 +195,40 @@ def _radius_map(camera: CameraModel, xy: np.ndarray, roi: np.ndarray) -> np.ndar
     if len(inside):
         radius = np.clip(radius, float(inside.min()), float(inside.max()))
     return radius
+
+
+def _silhouette_map(camera: CameraModel, xy: np.ndarray, roi: np.ndarray) -> np.ndarray:
+    """The outline ellipse of a ball centred at each working pixel, as a quadratic form (see
+    `TableView.silhouette`): the image of the disc through the ball's centre square to the
+    line of sight (the sphere's silhouette, to a few hundredths of a pixel at these sizes)."""
+    h, w = xy.shape[:2]
+    step = _RADIUS_GRID_PX
+    coarse = xy[::step, ::step]
+    ch, cw = coarse.shape[:2]
+    inside = roi[::step, ::step] > 0
+    pts = np.clip(coarse.reshape(-1, 2).astype(np.float64), -5000, 5000)
+    centres = np.column_stack((pts, np.full(len(pts), BALL_RADIUS_MM)))
+    sight = camera.position_mm - centres
+    sight /= np.linalg.norm(sight, axis=1, keepdims=True)
+    helper = np.where(np.abs(sight[:, :1]) > 0.9, (0.0, 1.0, 0.0), (1.0, 0.0, 0.0))
+    u = np.cross(helper, sight)
+    u /= np.linalg.norm(u, axis=1, keepdims=True)
+    v = np.cross(sight, u)
+    r = BALL_RADIUS_MM
+    px = [camera.project(centres + d) for d in (r * u, -r * u, r * v, -r * v)]
+    a = np.stack(((px[0] - px[1]) / 2, (px[2] - px[3]) / 2), axis=2)  # unit disc -> pixels
+    # Points p = A q with |q| = 1: p^T (A A^T)^-1 p = 1.
+    aat = a @ np.transpose(a, (0, 2, 1))
+    det = aat[:, 0, 0] * aat[:, 1, 1] - aat[:, 0, 1] ** 2
+    ok = np.isfinite(det) & (det > 1e-9)
+    det = np.where(ok, det, 1.0)
+    form = np.stack((aat[:, 1, 1] / det, -aat[:, 0, 1] / det, aat[:, 0, 0] / det), axis=1)
+    # Where the plane mapping runs wild (toward a real camera's horizon, never a ball's place)
+    # a table node's shape stands in, so the map stays finite.
+    good = ok & inside.reshape(-1)
+    fill = form[good].mean(axis=0) if good.any() else np.array((1.0, 0.0, 1.0))
+    form = np.where(ok[:, None], form, fill).reshape(ch, cw, 3)
+    return cv2.resize(form.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
 
 
 def _sample_grid(grid: np.ndarray, table: TableSpec, xy: np.ndarray) -> np.ndarray:

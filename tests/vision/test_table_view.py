@@ -81,3 +81,32 @@ def test_a_wild_lens_gives_ball_sizes_and_an_occluder_search_of_a_ball() -> None
     assert len(leftovers) == 1 and leftovers[0].polygons and leftovers[0].streak is None
     weak = FoundBall(view.to_full(np.array((cx, cy - 10.0))), 8.0, 0.5, 1.0)
     assert reader.unoccluded([weak], leftovers, (h, w)) == []
+
+
+def test_the_expected_outline_is_the_ellipse_the_virtual_camera_draws() -> None:
+    from hardware.sim.sprites import ball_geometry
+
+    camera = scenes.camera(tilt_deg=3.0)
+    view = TableView(camera, scenes.TABLE, default_colour_model())
+    hx = scenes.TABLE.length / 2
+    for x, y in [(0.0, 0.0), (hx - 40.0, 0.0), (-hx + 40.0, 500.0), (600.0, -550.0)]:
+        centre = np.array([[x, y, BALL_RADIUS_MM]])
+        px = camera.project(centre)[0]
+        wx, wy = np.rint(view.to_working(px)).astype(int)
+        a, b, c = view.silhouette[wy, wx]
+        affine = ball_geometry(camera, camera.position_mm, centre).affine[0]
+        # The renderer's outline: affine images of the unit circle; each must lie on the form.
+        angles = np.linspace(0, 2 * np.pi, 36, endpoint=False)
+        pts = np.column_stack((np.cos(angles), np.sin(angles))) @ affine.T
+        on = a * pts[:, 0] ** 2 + 2 * b * pts[:, 0] * pts[:, 1] + c * pts[:, 1] ** 2
+        np.testing.assert_allclose(on, 1.0, atol=0.02)
+    # At the table's ends the outline is stretched toward the image's centre (along x), by
+    # about 5 % for this camera; below it, round.
+    row = view.size[1] // 2
+    table = np.nonzero(view.roi[row])[0]
+    for x, stretch in [(table[0] + 10, 1.04), (table[-1] - 10, 1.04), (view.size[0] // 2, None)]:
+        a, _, c = view.silhouette[row, x]
+        if stretch is None:
+            assert abs(np.sqrt(c / a) - 1.0) < 0.002
+        else:
+            assert np.sqrt(c / a) > stretch
