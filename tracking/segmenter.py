@@ -559,7 +559,12 @@ class Segmenter:
             np.hypot(*(p1[0] - p1[1])) < d - _PASS_OVER_MM
             or f0.time - self._overlapped.get(key, -math.inf) <= _GAP_K * dt
         )
-        grounded = [k for k, r in enumerate((ra, rb)) if not (over and f0.airborne[r])]
+        flying = [bool(f0.airborne[r]) for r in (ra, rb)]
+        if over and not any(flying):
+            # Seen overlapping, one of them was in the air though its picture did not look big
+            # enough to say so: the one that came over, the faster.
+            flying[int(np.argmax([np.hypot(*v) for v in v_before]))] = True
+        grounded = [k for k in (0, 1) if not (over and flying[k])]
         kick = max((self._kicked(v_before[k], v_out[k], noise[k]) for k in grounded), default=0.0)
         if kick < 1.0 or not self._along_centres(p0, v_before, v_out, tau_in or 0.0, noise):
             return None
