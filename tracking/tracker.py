@@ -41,6 +41,14 @@ _FREE_POSITION_COST = 6.0
 _RESPAWN_ID = 0.6
 _NEW_ID = 0.3
 _CONFIRM_SIGHTINGS = 3
+_NAME_MEMORY = 0.95
+"""Each sighting's weight in a track's running name score, per newer sighting (about the last
+twenty count)."""
+
+_RELABEL_COST = math.log(1e6)
+"""A confirmed track is renamed when its recent sightings make a ball not on the table this
+much likelier than its own name: vision calls it that, steadily."""
+
 _RENAME_COST = math.log(100.0)
 """A tentative track is renamed when its sightings make another ball this much likelier."""
 """A new track is tentative until seen this many times: its first sighting may have been a
@@ -97,6 +105,9 @@ class _Track:
     """Sightings since the track was (re)started: under `_CONFIRM_SIGHTINGS` it is tentative."""
     id_cost: np.ndarray | None = None
     """While tentative: each ball's identity cost summed over its sightings (minus log p)."""
+    name_score: np.ndarray | None = None
+    """Each ball's identity cost over its recent sightings, older ones fading (`_NAME_MEMORY`):
+    what vision has been calling this ball lately."""
     history: deque = field(default_factory=lambda: deque(maxlen=64))
 
 
@@ -261,6 +272,7 @@ class Tracker:
                 log.debug("%s: tentative track moved to a detection named as it", BALLS[rows[i]])
                 track.status = BallStatus.UNSEEN
         self._rename_tentative(matched, named)
+        self._rename_misnamed(matched, named)
         return self._keep_order(matched, detections.positions, detections.radius_px)
 
     def _rename_tentative(self, matched: dict[int, int], id_cost: np.ndarray) -> None:
@@ -279,6 +291,27 @@ class Tracker:
             if self._tracks[named].status is not BallStatus.UNSEEN:
                 continue
             log.debug("%s: first seen misnamed %s", BALLS[named], BALLS[row])
+            self._tracks[row], self._tracks[named] = self._tracks[named], track
+            matched[named] = matched.pop(row)
+
+    def _rename_misnamed(self, matched: dict[int, int], id_cost: np.ndarray) -> None:
+        """A confirmed track that vision has lately been calling, steadily, a ball the tracker
+        has never seen was misnamed when it was confirmed (a look-alike: the 2 for the 10):
+        it becomes that ball's. A ball on the table, or gone from it, never takes a name."""
+        for row, col in list(matched.items()):
+            track = self._tracks[row]
+            score = id_cost[:, col].copy()
+            if track.name_score is not None:
+                score += _NAME_MEMORY * track.name_score
+            track.name_score = score
+            if track.seen_count < _CONFIRM_SIGHTINGS:
+                continue
+            named = int(np.argmin(score))
+            if score[row] - score[named] < _RELABEL_COST or named in matched:
+                continue
+            if self._tracks[named].status is not BallStatus.UNSEEN:
+                continue
+            log.info("%s: renamed %s, as vision has been calling it", BALLS[row], BALLS[named])
             self._tracks[row], self._tracks[named] = self._tracks[named], track
             matched[named] = matched.pop(row)
 

@@ -396,3 +396,22 @@ def test_a_ball_lost_in_a_pocket_opening_does_not_jump_to_another_ball_rule_3_11
     assert [(e.ball, e.pocket) for e in pocketed] == [(BallId.TWO, PocketId.FOOT_LEFT)]
     thirteen = result.frames[0].row(BallId.THIRTEEN)
     assert result.frames[-1].status[thirteen] is BallStatus.AT_REST
+
+
+def test_a_ball_misnamed_until_confirmed_takes_the_name_vision_keeps_giving_it() -> None:
+    # Vision calls the 10 "2" (a look-alike; the 2 is not on the table) in the first four
+    # frames, long enough to confirm the track as the 2, and "10" ever after. The ball on the
+    # table is the 10: the steady name wins, and the 2 was never there.
+    tracker = Tracker(TABLE)
+    frame = None
+    for k in range(40):
+        # As vision names a look-alike: most of the probability on one, a little on the other.
+        said, other = (BallId.TWO, BallId.TEN) if k < 4 else (BallId.TEN, BallId.TWO)
+        identity = one_hot([said, BallId.CUE], 0.9) + one_hot([other, BallId.CUE], 0.05)
+        frame = tracker.update(
+            Detections.of(k, k / 60, [(300.0, 100.0), (-800.0, 0.0)], identity=identity)
+        )
+    assert frame is not None
+    assert frame.status_of(BallId.TEN) is BallStatus.AT_REST
+    assert np.hypot(*(np.array(frame.position_of(BallId.TEN)) - (300.0, 100.0))) < 2.0
+    assert frame.status_of(BallId.TWO) is BallStatus.UNSEEN
