@@ -284,15 +284,9 @@ class Tracker:
             track = self._tracks[row]
             if track.seen_count >= _CONFIRM_SIGHTINGS or track.id_cost is None:
                 continue
-            cost = track.id_cost + id_cost[:, col]
-            named = int(np.argmin(cost))
-            if cost[row] - cost[named] < _RENAME_COST or named in matched:
-                continue
-            if self._tracks[named].status is not BallStatus.UNSEEN:
-                continue
-            log.debug("%s: first seen misnamed %s", BALLS[named], BALLS[row])
-            self._tracks[row], self._tracks[named] = self._tracks[named], track
-            matched[named] = matched.pop(row)
+            named = self._take_name(matched, row, track.id_cost + id_cost[:, col], _RENAME_COST)
+            if named is not None:
+                log.debug("%s: first seen misnamed %s", BALLS[named], BALLS[row])
 
     def _rename_misnamed(self, matched: dict[int, int], id_cost: np.ndarray) -> None:
         """A confirmed track that vision has lately been calling, steadily, a ball the tracker
@@ -306,14 +300,24 @@ class Tracker:
             track.name_score = score
             if track.seen_count < _CONFIRM_SIGHTINGS:
                 continue
-            named = int(np.argmin(score))
-            if score[row] - score[named] < _RELABEL_COST or named in matched:
-                continue
-            if self._tracks[named].status is not BallStatus.UNSEEN:
-                continue
-            log.info("%s: renamed %s, as vision has been calling it", BALLS[row], BALLS[named])
-            self._tracks[row], self._tracks[named] = self._tracks[named], track
-            matched[named] = matched.pop(row)
+            named = self._take_name(matched, row, score, _RELABEL_COST)
+            if named is not None:
+                log.info("%s: renamed %s, as vision has been calling it", BALLS[row], BALLS[named])
+
+    def _take_name(
+        self, matched: dict[int, int], row: int, cost: np.ndarray, margin: float
+    ) -> int | None:
+        """The track at ``row`` becomes the track of the ball ``cost`` names, when that ball is
+        likelier than its own name by ``margin`` (in minus log p), has never been seen, and
+        has no detection of its own this frame; returns that ball's row, or None."""
+        named = int(np.argmin(cost))
+        if cost[row] - cost[named] < margin or named in matched:
+            return None
+        if self._tracks[named].status is not BallStatus.UNSEEN:
+            return None
+        self._tracks[row], self._tracks[named] = self._tracks[named], self._tracks[row]
+        matched[named] = matched.pop(row)
+        return named
 
     def _dropped(self, x: float, y: float, first: bool) -> bool:
         """True for a detection inside a pocket opening; when the table is first seen, only past
