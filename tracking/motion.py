@@ -9,6 +9,8 @@ averaged in, which is what makes constant-velocity trackers swap ids (norfair is
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from filterpy.common import Q_discrete_white_noise
 from filterpy.kalman import KalmanFilter
@@ -19,16 +21,6 @@ _H = np.array([[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]])
 
 _SEED_SPEED_SIGMA = 3000.0
 """Velocity standard deviation (mm/s) of a freshly seeded filter: we know little."""
-
-
-def _transition(dt: float) -> np.ndarray:
-    return np.array(
-        [[1.0, dt, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, dt], [0.0, 0.0, 0.0, 1.0]]
-    )
-
-
-def _control(dt: float) -> np.ndarray:
-    return np.array([[0.5 * dt * dt, 0.0], [dt, 0.0], [0.0, 0.5 * dt * dt], [0.0, dt]])
 
 
 class BallFilter:
@@ -81,20 +73,35 @@ class BallFilter:
         return q
 
     def predict(self, dt: float, at_rest: bool, near_contact: bool) -> None:
-        """Advance the state by ``dt`` seconds."""
+        """Advance the state by ``dt`` seconds: filterpy's predict (x = Fx + Bu,
+        P = FPF' + Q, with Q from its `Q_discrete_white_noise`), written out per axis.
+
+        The two axes never mix: F, Q, H and R are block-diagonal by axis and every seed is,
+        so P stays so, and each axis is a 2-state filter in closed form. filterpy's general
+        form costs about five times as much, and it runs for every moving ball every frame.
+        """
         if dt <= 0:
             return
+        x, p = self.kf.x, self.kf.P
         if at_rest:
-            self.kf.P[0, 0] += self.config.rest_noise**2 * dt**2
-            self.kf.P[2, 2] += self.config.rest_noise**2 * dt**2
+            p[0, 0] += self.config.rest_noise**2 * dt**2
+            p[2, 2] += self.config.rest_noise**2 * dt**2
             return
-        accel = self.config.contact_noise if near_contact else self.config.accel_noise
-        v = self.velocity
-        speed = float(np.hypot(v[0], v[1]))
+        q = self._process_noise(
+            dt, self.config.contact_noise if near_contact else self.config.accel_noise
+        )
+        vx, vy = x[1, 0], x[3, 0]
+        speed = math.hypot(vx, vy)
         # Rolling resistance slows the ball but never turns it round within one step.
-        decel = min(self.config.rolling_decel, speed / dt) if speed > 0 else 0.0
-        u = (-decel * v / speed).reshape(2, 1) if speed > 0 else np.zeros((2, 1))
-        self.kf.predict(u=u, B=_control(dt), F=_transition(dt), Q=self._process_noise(dt, accel))
+        decel = min(self.config.rolling_decel, speed / dt) / speed if speed > 0 else 0.0
+        for i, accel in ((0, -decel * vx), (2, -decel * vy)):
+            v = i + 1
+            x[i, 0] += dt * x[v, 0] + 0.5 * dt * dt * accel
+            x[v, 0] += dt * accel
+            cross = p[i, v] + dt * p[v, v]
+            p[i, i] += dt * (p[i, v] + cross) + q[i, i]
+            p[i, v] = p[v, i] = cross + q[i, v]
+            p[v, v] += q[v, v]
 
     def update_still(self, z: np.ndarray, sigma: float) -> None:
         """Fuse a measurement of a ball at rest: the filter's update with the velocity pinned
@@ -121,26 +128,22 @@ class BallFilter:
     def update(self, z: np.ndarray, sigma: float) -> None:
         """Fuse one position measurement (mm) with standard deviation ``sigma``.
 
-        The filter's own update (`KalmanFilter.update` with H picking x and y), written out for
-        this H: S is 2x2 and inverted in closed form, and the covariance update is the standard
-        (I - KH)P kept symmetric. filterpy's general form costs about four times as much, and
-        it runs for every moving ball every frame (a break moves all sixteen).
+        filterpy's update (`KalmanFilter.update` with H picking x and y, R = sigma^2 I),
+        written out per axis as `predict` is: a scalar innovation, the gain P H'/S, and
+        P - K H P.
         """
-        kf = self.kf
-        p = kf.P
+        x, p = self.kf.x, self.kf.P
         r2 = sigma * sigma
-        a, b, d = p[0, 0] + r2, p[0, 2], p[2, 2] + r2
-        det = a * d - b * b
-        s_inv = np.array([[d, -b], [-b, a]]) / det
-        pht = p[:, 0::2]  # P H^T: the columns of x and y
-        gain = pht @ s_inv
-        y = np.array([z[0] - kf.x[0, 0], z[1] - kf.x[2, 0]])
-        kf.x = kf.x + (gain @ y).reshape(4, 1)
-        p_new = p - gain @ pht.T
-        kf.P = 0.5 * (p_new + p_new.T)
-        kf.z = np.array([[z[0]], [z[1]]])
-        kf.y = y.reshape(2, 1)
-        kf.K = gain
+        for i, measured in ((0, z[0]), (2, z[1])):
+            v = i + 1
+            pp, pv = p[i, i], p[i, v]
+            s = pp + r2
+            innovation = measured - x[i, 0]
+            x[i, 0] += pp / s * innovation
+            x[v, 0] += pv / s * innovation
+            p[i, i] = pp - pp * pp / s
+            p[i, v] = p[v, i] = pv - pp * pv / s
+            p[v, v] -= pv * pv / s
 
     def reseed_from(self, z: np.ndarray, previous: np.ndarray, dt: float, sigma: float) -> None:
         """Re-seed at ``z`` with the velocity of the last measured step (a contact happened)."""

@@ -1,9 +1,10 @@
-"""One ball's filter: the closed-form update is filterpy's update."""
+"""One ball's filter: the closed-form predict and update are filterpy's."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from filterpy.common import Q_discrete_white_noise
 from filterpy.kalman import KalmanFilter
 
 from tracking.model import TrackerConfig
@@ -24,3 +25,36 @@ def test_the_moving_update_is_filterpys_update(seed: int) -> None:
     reference.update(z.reshape(2, 1), R=np.eye(2) * sigma**2)
     assert np.allclose(ball.kf.x, reference.x, atol=1e-9)
     assert np.allclose(ball.kf.P, reference.P, rtol=1e-7, atol=1e-6)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_moving_predict_is_filterpys_predict_with_rolling_resistance(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    config = TrackerConfig()
+    ball = BallFilter(np.array([100.0, -50.0]), 1.0, config)
+    ball.seed(np.array([100.0, -50.0]), rng.normal(0, 2000, 2), 2.0, 800.0)
+    ball.update(np.array([101.0, -49.0]), 1.5)  # a covariance with position-speed terms
+    near = bool(seed % 2)
+    dt = float(rng.uniform(0.005, 0.04))
+    reference = KalmanFilter(dim_x=4, dim_z=2)
+    reference.x, reference.P = ball.kf.x.copy(), ball.kf.P.copy()
+    v = ball.velocity.copy()
+    decel = -config.rolling_decel * v / np.hypot(*v)
+    noise = config.contact_noise if near else config.accel_noise
+    reference.predict(
+        u=decel.reshape(2, 1),
+        B=np.array([[0.5 * dt * dt, 0.0], [dt, 0.0], [0.0, 0.5 * dt * dt], [0.0, dt]]),
+        F=np.array([[1, dt, 0, 0], [0, 1, 0, 0], [0, 0, 1, dt], [0, 0, 0, 1]], dtype=float),
+        Q=Q_discrete_white_noise(dim=2, dt=dt, var=noise**2, block_size=2),
+    )
+    ball.predict(dt, at_rest=False, near_contact=near)
+    assert np.allclose(ball.kf.x, reference.x, rtol=1e-12, atol=1e-9)
+    assert np.allclose(ball.kf.P, reference.P, rtol=1e-9, atol=1e-6)
+
+
+def test_rolling_resistance_stops_a_slow_ball_and_never_turns_it_round() -> None:
+    ball = BallFilter(np.array([0.0, 0.0]), 1.0, TrackerConfig())
+    ball.seed(np.array([0.0, 0.0]), np.array([0.6, -0.8]), 1.0, 10.0)  # 1 mm/s: stops in 10 ms
+    ball.predict(1 / 60, at_rest=False, near_contact=False)
+    assert np.allclose(ball.velocity, 0.0, atol=1e-9)
+    assert ball.position[0] > 0 > ball.position[1]
