@@ -77,6 +77,12 @@ class TableCache:
         s /= self.wall_lengths_sq
         return np.flatnonzero((s >= -margin) & (s <= 1.0 + margin))
 
+    def near_edge(self, points: np.ndarray, reach: float) -> np.ndarray:
+        """Which of ``points`` (n, 2) lie within ``reach`` of a cushion nose line (`edge_gap`):
+        only those can be in a pocket opening, for ``reach`` of a ball width."""
+        gap = np.minimum(self.hx - np.abs(points[:, 0]), self.hy - np.abs(points[:, 1]))
+        return gap <= reach
+
     def edge_gap(self, x: float, y: float) -> float:
         """Distance from (x, y) to the nearest cushion nose line, ignoring pockets (mm)."""
         return min(self.hx - abs(x), self.hy - abs(y))

@@ -44,6 +44,11 @@ class BallFilter:
         return self.kf.x[1::2, 0]
 
     @property
+    def speed(self) -> float:
+        """Filtered speed, mm/s."""
+        return math.hypot(self.kf.x[1, 0], self.kf.x[3, 0])
+
+    @property
     def position_sigma(self) -> float:
         """Isotropic position standard deviation, mm."""
         return float(np.sqrt(0.5 * (self.kf.P[0, 0] + self.kf.P[2, 2])))
@@ -91,7 +96,7 @@ class BallFilter:
             dt, self.config.contact_noise if near_contact else self.config.accel_noise
         )
         vx, vy = x[1, 0], x[3, 0]
-        speed = math.hypot(vx, vy)
+        speed = self.speed
         # Rolling resistance slows the ball but never turns it round within one step.
         decel = min(self.config.rolling_decel, speed / dt) / speed if speed > 0 else 0.0
         for i, accel in ((0, -decel * vx), (2, -decel * vy)):

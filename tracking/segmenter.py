@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import statistics
 from collections import deque
 from dataclasses import dataclass
 
@@ -29,6 +30,7 @@ from rules.balls import BallId
 from rules.events import EventKind, EvidenceSource, ShotEvent
 from tracking.geometry import TableCache
 from tracking.model import BALLS, CUE_ROW, BallStatus, TrackFrame
+from tracking.window import FrameWindow
 
 _CUSHION_K = 4
 """Frames each side of a cushion rebound used for its chord velocities."""
@@ -149,6 +151,7 @@ class Segmenter:
         self.table = table
         self.config = config or SegmenterConfig()
         self._frames: deque[TrackFrame] = deque(maxlen=2 * max(_CUSHION_K, _GAP_K, _SLOW_K) + 1)
+        self._window = FrameWindow(self._frames.maxlen or 1)
         self._pending: list[_Pending] = []
         self._ready: list[ShotEvent] = []
         self._contact_times: list[tuple[float, tuple[int, int]]] = []
@@ -181,6 +184,7 @@ class Segmenter:
     def update(self, frame: TrackFrame) -> list[ShotEvent]:
         """Fold one track frame; return the events decided with it, in time order."""
         self._frames.append(frame)
+        self._window.push(frame)
         events: list[ShotEvent] = []
         events += self._departures(frame)
         events += self._displaced(frame)
@@ -882,28 +886,23 @@ class Segmenter:
         the cushion to out of it. The time is where the incoming and outgoing lines, carried on,
         put the centre one radius from the nose; their disagreement is the uncertainty.
         """
-        frames = list(self._frames)[-(2 * _SLOW_K + 1) :]
-        # Both windows slice one stack of the newest frames' samples.
-        stack = (
-            np.array([f.seen for f in frames]),
-            np.array([f.measured for f in frames]),
-            np.array([f.positions for f in frames]),
-        )
-        events = self._rebounds_seen(frames, stack, _CUSHION_K, self.config.min_rebound_mm_s)
-        return events + self._rebounds_seen(frames, stack, _SLOW_K, _SLOW_MIN_TURN)
+        events = self._rebounds_seen(_CUSHION_K, self.config.min_rebound_mm_s)
+        return events + self._rebounds_seen(_SLOW_K, _SLOW_MIN_TURN)
 
-    def _rebounds_seen(self, frames, stack, k: int, min_turn: float) -> list[ShotEvent]:
-        """Rebounds at the frame ``k`` back from the newest of ``frames``, from ``k`` frames
-        each side; ``stack`` is their (seen, measured, positions) arrays."""
-        if len(frames) < 2 * k + 1:
+    def _rebounds_seen(self, k: int, min_turn: float) -> list[ShotEvent]:
+        """Rebounds at the frame ``k`` back from the newest, from ``k`` frames each side."""
+        if len(self._frames) < 2 * k + 1:
             return []
-        window = frames[-(2 * k + 1) :]
-        seen, measured_all, filtered_all = (a[-(2 * k + 1) :] for a in stack)  # (2k+1, 16, ...)
-        centre = window[k]
+        span = slice(-(2 * k + 1), None)
+        stack = self._window
+        seen, measured_all = stack.seen[span], stack.measured[span]  # (2k+1, 16, ...)
+        filtered_all = stack.positions[span]
+        times, sigmas = stack.times[span], stack.measured_sigma[span]
+        before, centre, after = (self._frames[-k - i] for i in (2, 1, 0))
         # A ball that drops a frame or two after glancing off a jaw is judged on the frames it
         # was seen on the table (the wall test wants two each side).
-        live = centre.on_table & window[k - 1].on_table & window[k + 1].on_table
-        live &= centre.moving | window[k - 1].moving | window[k + 1].moving
+        live = centre.on_table & before.on_table & after.on_table
+        live &= centre.moving | before.moving | after.moving
         if not live.any():
             return []
         enough = (seen[:k].sum(axis=0) >= 2) & (seen[k + 1 :].sum(axis=0) >= 2)
@@ -917,14 +916,14 @@ class Segmenter:
         lines = np.concatenate([half - pts_all, half + pts_all], axis=2)  # (2k+1, m, 4)
         at = lines[k]
         reach = self._d / 2 + self.config.touch_tolerance_mm + _REACH_MM
-        closest = np.nanmin(lines, axis=0) + 2 * _SIGMA_CAP
+        closest = np.fmin.reduce(lines, axis=0) + 2 * _SIGMA_CAP  # a ball unseen at first: nan
         candidates = np.any((at <= reach) & (at <= closest), axis=1)
         # Inside a pocket's mouth the nose lines say little: the jaw faces decide.
         candidates |= self._geo.near_a_mouth(pts_all[k], self._d)
         events = []
         for i in np.flatnonzero(candidates):
             r, pts = rows[i], pts_all[:, i]
-            event = self._cushion_event(int(r), window, pts, seen[:, r], min_turn)
+            event = self._cushion_event(int(r), times, sigmas[:, r], pts, seen[:, r], min_turn)
             if event is None:
                 continue
             # One rebound per cushion is seen from several centre frames; a corner is two.
@@ -936,13 +935,19 @@ class Segmenter:
         return events
 
     def _cushion_event(
-        self, r: int, window: list[TrackFrame], pts: np.ndarray, seen: np.ndarray, min_turn: float
+        self,
+        r: int,
+        times: np.ndarray,
+        sigmas: np.ndarray,
+        pts: np.ndarray,
+        seen: np.ndarray,
+        min_turn: float,
     ) -> ShotEvent | None:
-        k = len(window) // 2
-        times = np.array([f.time for f in window])
-        sigmas = np.array([f.measured_sigma[r] for f in window])
+        """Ball ``r``'s rebound at the centre of the window whose frame ``times``, its
+        measurement ``sigmas``, centres ``pts`` and ``seen`` flags are given, or None."""
+        k = len(times) // 2
         finite = sigmas[np.isfinite(sigmas)]
-        sigma = float(np.median(finite)) if len(finite) else 2.0
+        sigma = statistics.median(finite.tolist()) if len(finite) else 2.0
         whole = (np.flatnonzero(seen[:k]), k + 1 + np.flatnonzero(seen[k + 1 :]))
         free = self._free_sides(r, times, seen)
         same = all(np.array_equal(a, b) for a, b in zip(free, whole, strict=True))
@@ -998,15 +1003,13 @@ class Segmenter:
             ins, outs = before[slate[before]], after[slate[after]]
             if len(ins) < 2 or len(outs) < 2:
                 continue
-            vn_in, noise_in = _slope(times[ins], dist[ins], sigma)
-            vn_out, noise_out = _slope(times[outs], dist[outs], sigma)
+            vn_in, noise_in, t_in0, d_in0 = _line(times[ins], dist[ins], sigma)
+            vn_out, noise_out, t_out0, d_out0 = _line(times[outs], dist[outs], sigma)
             noise = math.hypot(noise_in, noise_out)
             turn = max(min_turn, self.config.noise_sigmas * noise)
             if vn_in >= -0.5 * turn or vn_out <= 0.25 * turn or vn_out - vn_in < turn:
                 continue
             # When the centre was one radius from the nose, by each fitted line carried on.
-            t_in0, d_in0 = times[ins].mean(), dist[ins].mean()
-            t_out0, d_out0 = times[outs].mean(), dist[outs].mean()
             # Between frames a fast ball gets closer than any sample shows: the incoming and
             # outgoing lines must meet within touching distance of the nose.
             t_meet = (d_out0 - d_in0 + vn_in * t_in0 - vn_out * t_out0) / (vn_in - vn_out)
@@ -1126,11 +1129,19 @@ class Segmenter:
 
 def _slope(t: np.ndarray, y: np.ndarray, sigma: float) -> tuple[float, float]:
     """Least-squares slope of y(t) and its standard deviation for noise ``sigma``."""
-    tc = t - t.mean()
+    return _line(t, y, sigma)[:2]
+
+
+def _line(t: np.ndarray, y: np.ndarray, sigma: float) -> tuple[float, float, float, float]:
+    """Least-squares line through y(t): its slope, the slope's standard deviation for noise
+    ``sigma``, and the point it passes through (the means of t and y)."""
+    # np.add.reduce / n is ndarray.mean without its overhead, which counts on a few samples.
+    t_mean, y_mean = np.add.reduce(t) / len(t), np.add.reduce(y) / len(y)
+    tc = t - t_mean
     ss = float(tc @ tc)
     if ss <= 0:
-        return 0.0, math.inf
-    return float(tc @ (y - y.mean())) / ss, sigma / math.sqrt(ss)
+        return 0.0, math.inf, t_mean, y_mean
+    return float(tc @ (y - y_mean)) / ss, sigma / math.sqrt(ss), t_mean, y_mean
 
 
 def _touch_roots(p: np.ndarray, v: np.ndarray, d: float) -> tuple[float, ...]:

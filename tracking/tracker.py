@@ -231,9 +231,9 @@ class Tracker:
         # (a pocketed one sinking, darkened) is never a new ball, except one hanging in the jaws
         # when the table is first seen.
         first = t == self._time_first
-        in_pocket = np.array(
-            [self._dropped(x, y, first) for x, y in detections.positions], dtype=bool
-        )
+        in_pocket = np.zeros(len(detections), dtype=bool)
+        for j in np.flatnonzero(self._geo.near_edge(detections.positions, self._geo.d)):
+            in_pocket[j] = self._dropped(*detections.positions[j], first)
         elsewhere = None
         if any(tentative):
             elsewhere = np.full((len(rows), len(detections)), np.inf)
@@ -292,15 +292,22 @@ class Tracker:
         """A confirmed track that vision has lately been calling, steadily, a ball the tracker
         has never seen was misnamed when it was confirmed (a look-alike: the 2 for the 10):
         it becomes that ball's. A ball on the table, or gone from it, never takes a name."""
-        for row, col in list(matched.items()):
+        rows = list(matched)
+        if not rows:
+            return
+        scores = id_cost[:, [matched[r] for r in rows]].T
+        for k, row in enumerate(rows):
             track = self._tracks[row]
-            score = id_cost[:, col].copy()
             if track.name_score is not None:
-                score += _NAME_MEMORY * track.name_score
-            track.name_score = score
-            if track.seen_count < _CONFIRM_SIGHTINGS:
+                scores[k] += _NAME_MEMORY * track.name_score
+            track.name_score = scores[k]
+        # Only a track whose own name is this far behind another's can be renamed.
+        behind = scores[np.arange(len(rows)), rows] - scores.min(axis=1) >= _RELABEL_COST
+        for k in np.flatnonzero(behind):
+            row = rows[k]
+            if self._tracks[row].seen_count < _CONFIRM_SIGHTINGS:
                 continue
-            named = self._take_name(matched, row, score, _RELABEL_COST)
+            named = self._take_name(matched, row, scores[k], _RELABEL_COST)
             if named is not None:
                 log.info("%s: renamed %s, as vision has been calling it", BALLS[row], BALLS[named])
 
@@ -408,10 +415,12 @@ class Tracker:
             self._update_resting(track, z, sigma, t, dt)
         else:
             self._update_moving(track, z, sigma, t)
-        inside = self._geo.pocket_at(z[0], z[1])
-        if inside is not None:
+        x, y = z
+        if self._geo.edge_gap(x, y) > self._geo.d:
+            track.entered = None  # well inside: in no opening, on the cloth
+        elif (inside := self._geo.pocket_at(x, y)) is not None:
             track.entered = inside
-        elif self._geo.on_surface(z[0], z[1]):
+        elif self._geo.on_surface(x, y):
             track.entered = None
         if track.id_cost is not None and track.seen_count < _CONFIRM_SIGHTINGS:
             track.id_cost += identity_cost(det.identity[col : col + 1], det.unknown[col : col + 1])[
@@ -422,7 +431,7 @@ class Tracker:
         track.last_z = z.copy()
         track.last_sigma = sigma
         track.sightings += 1
-        track.history.append((t, z.copy()))
+        track.history.append((t, track.last_z))
 
     def _update_resting(
         self, track: _Track, z: np.ndarray, sigma: float, t: float, dt: float
@@ -487,7 +496,7 @@ class Tracker:
             track.kf.reseed_from(z, track.last_z, t - track.last_seen, sigma)
         else:
             track.kf.update(z, sigma)
-        speed = float(np.hypot(*track.kf.velocity))
+        speed = track.kf.speed
         # Only a slow ball can be coming to rest; the fit is not worth running for the others.
         if speed < 10 * self.config.rest_speed + 2 * sigma / self.config.rest_window:
             self._check_rest(track, t)
