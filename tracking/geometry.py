@@ -56,6 +56,7 @@ class TableCache:
         # The walls as arrays, to find the few a point lies along in one step.
         self.wall_starts = np.array([w.start for w in self.walls])
         self.wall_alongs = np.array([w.along for w in self.walls])
+        self.wall_normals = np.array([w.normal for w in self.walls])
         self.wall_lengths_sq = np.einsum("wi,wi->w", self.wall_alongs, self.wall_alongs)
         self.mouth_centres = np.array([p.mouth_centre for p in self.pockets])
         self.hx = table.length / 2

@@ -28,7 +28,7 @@ from scipy.optimize import nnls
 from calibration.table import TableSpec
 from rules.balls import BallId
 from rules.events import EventKind, EvidenceSource, ShotEvent
-from tracking.geometry import TableCache
+from tracking.geometry import TableCache, Wall
 from tracking.model import BALLS, CUE_ROW, BallStatus, TrackFrame
 from tracking.window import FrameWindow
 
@@ -210,7 +210,8 @@ class Segmenter:
 
     def _velocity_noise(self, f0: TrackFrame, f1: TrackFrame, rows: np.ndarray) -> np.ndarray:
         dt = max(f1.time - f0.time, 1e-6)
-        sig = np.nan_to_num(f1.sigma[rows], nan=5.0)
+        sig = f1.sigma[rows]
+        sig = np.where(np.isnan(sig), 5.0, sig)
         return np.sqrt(2.0) * sig / dt
 
     def _kicked(self, v_in: np.ndarray, v_out: np.ndarray, noise: float) -> float:
@@ -948,13 +949,16 @@ class Segmenter:
         k = len(times) // 2
         finite = sigmas[np.isfinite(sigmas)]
         sigma = statistics.median(finite.tolist()) if len(finite) else 2.0
+        walls = self._walls_near(pts, sigma)
+        if not walls:
+            return None
         whole = (np.flatnonzero(seen[:k]), k + 1 + np.flatnonzero(seen[k + 1 :]))
         free = self._free_sides(r, times, seen)
         same = all(np.array_equal(a, b) for a, b in zip(free, whole, strict=True))
         for before, after in (whole,) if same else (free, whole):
             if len(before) < 2 or len(after) < 2:
                 continue
-            best = self._nose_crossing(pts, times, before, after, sigma, min_turn)
+            best = self._nose_crossing(walls, pts, times, before, after, sigma, min_turn)
             if best is not None:
                 _, cushion, t, uncertainty = best
                 return ShotEvent(
@@ -985,18 +989,29 @@ class Segmenter:
             after = np.insert(after, 0, k)
         return before, after
 
-    def _nose_crossing(self, pts, times, before, after, sigma, min_turn):
+    def _walls_near(self, pts: np.ndarray, sigma: float) -> list[tuple[Wall, np.ndarray]]:
+        """The walls (cushion noses, jaw faces) the centre of the window ``pts`` may have
+        touched, each with the ball's distance to it over the window: the centre frame within
+        reach of the wall and (nearly) at its closest to it."""
+        k = len(pts) // 2
+        along = self._geo.walls_along(pts[k])
+        dists = np.einsum(
+            "fwi,wi->fw",
+            pts[:, None, :] - self._geo.wall_starts[along],
+            self._geo.wall_normals[along],
+        )
+        near = dists[k] - self._d / 2 <= self.config.touch_tolerance_mm + _REACH_MM
+        near &= dists[k] <= dists.min(axis=0) + 2 * min(sigma, _SIGMA_CAP)
+        return [(self._geo.walls[along[i]], dists[:, i]) for i in np.flatnonzero(near)]
+
+    def _nose_crossing(self, walls, pts, times, before, after, sigma, min_turn):
         """(distance at the centre, cushion, time, uncertainty) of the rebound the fitted lines
-        show off the nearest wall (a cushion nose or a jaw face), or None. Behind a jaw only the
-        frames on the slate count: a ball past a pocket's shelf is falling."""
+        show off the nearest of ``walls`` (`_walls_near`), or None. Behind a jaw only the frames
+        on the slate count: a ball past a pocket's shelf is falling."""
         k = len(times) // 2
         rad, tol = self._d / 2, self.config.touch_tolerance_mm
         best = None
-        for w in self._geo.walls_along(pts[k]):
-            wall = self._geo.walls[w]
-            dist = (pts - wall.start) @ wall.normal
-            if dist[k] - rad > tol + _REACH_MM or dist[k] > dist.min() + 2 * min(sigma, _SIGMA_CAP):
-                continue
+        for wall, dist in walls:
             slate = wall.on_slate(pts)
             if not slate[k]:
                 continue

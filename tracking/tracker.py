@@ -241,7 +241,10 @@ class Tracker:
                 row = rows[i]
                 strong = (p_id[:, row] >= _NEW_ID) & ~in_pocket
                 elsewhere[i, strong] = _FREE_POSITION_COST + id_cost[row, strong]
-        moved = self._moved_ball(detections.positions)
+        predicted_at = np.array(predicted, dtype=float)
+        moved = self._moved_ball(
+            detections.positions, predicted_at[np.isfinite(predicted_at[:, 0])]
+        )
         for row in rows:
             status = self._tracks[row].status
             if not status.on_table:
@@ -253,7 +256,7 @@ class Tracker:
                     weak[:] = True
                 id_cost[row, weak] = np.inf
         found = assign(
-            np.array(predicted, dtype=float),
+            predicted_at,
             np.array(variance),
             np.array(gate),
             np.array(rows),
@@ -336,15 +339,13 @@ class Tracker:
         mx, my = p.mouth_centre
         return (x - mx) * p.axis[0] + (y - my) * p.axis[1] > p.shelf
 
-    def _moved_ball(self, z: np.ndarray) -> np.ndarray:
-        """(n,) True for detections part-overlapping a ball on the table: two balls cannot
-        overlap on the cloth, so that is the ball, moved (a struck ball's first step, perhaps
-        misnamed), never a new one. A detection on the very spot of a ball is that spot's
-        ball, whatever its name: identity decides which."""
-        rows = [r for r, t in enumerate(self._tracks) if t.status.on_table]
-        if not rows or len(z) == 0:
+    def _moved_ball(self, z: np.ndarray, balls: np.ndarray) -> np.ndarray:
+        """(n,) True for detections part-overlapping a ball on the table (``balls``, their
+        predicted centres): two balls cannot overlap on the cloth, so that is the ball, moved
+        (a struck ball's first step, perhaps misnamed), never a new one. A detection on the very
+        spot of a ball is that spot's ball, whatever its name: identity decides which."""
+        if len(balls) == 0 or len(z) == 0:
             return np.zeros(len(z), dtype=bool)
-        balls = np.array([self._tracks[r].kf.position for r in rows])
         gaps = np.hypot(*(z[:, None, :] - balls[None, :, :]).transpose(2, 0, 1))
         d = self.table.ball_diameter
         return np.any((gaps > _SAME_SPOT_MM) & (gaps < _OVERLAP_D * d), axis=1)
@@ -356,25 +357,28 @@ class Tracker:
         of them moving, come out of the assignment in swapped order along the line between them,
         swap them back. Without this, look-alike balls trade ids whenever their predictions
         cross. A ball in the air (a jump shot) does pass over another: it is left as matched."""
+        tracks = self._tracks
+        if all(_resting(tracks[r]) for r in matched):
+            return matched
         rows = [
             r
             for r in matched
-            if self._tracks[r].status.on_table
-            and self._tracks[r].last_z is not None
-            and not self._airborne(self._tracks[r], float(radius_px[matched[r]]))
+            if tracks[r].status.on_table
+            and tracks[r].last_z is not None
+            and not self._airborne(tracks[r], float(radius_px[matched[r]]))
         ]
         if len(rows) < 2:
             return matched
-        moving = np.array([not _resting(self._tracks[r]) for r in rows])
-        if not moving.any():
-            return matched
-        prev = np.array([self._tracks[r].last_z for r in rows])
+        moving = np.array([not _resting(tracks[r]) for r in rows])
+        prev = np.array([tracks[r].last_z for r in rows])
         now = z[[matched[r] for r in rows]]
         axis = prev[:, None, :] - prev[None, :, :]
         close = np.hypot(axis[..., 0], axis[..., 1]) < 2.5 * self.table.ball_diameter
         close &= moving[:, None] | moving[None, :]
         flipped = np.einsum("ijk,ijk->ij", now[:, None, :] - now[None, :, :], axis) < 0
-        for i, j in zip(*np.nonzero(np.triu(close & flipped, 1)), strict=True):
+        for i, j in zip(*np.nonzero(close & flipped), strict=True):
+            if i > j:
+                continue  # each pair once
             a, b = rows[i], rows[j]
             matched[a], matched[b] = matched[b], matched[a]
         return matched
@@ -508,7 +512,7 @@ class Tracker:
         recent = [(ti, zi) for ti, zi in track.history if ti >= t - window]
         if len(recent) < 3 or recent[0][0] > t - window * 0.9:
             return
-        times = np.array([ti for ti, _ in recent])
+        times = np.fromiter((ti for ti, _ in recent), dtype=float, count=len(recent))
         pts = np.array([zi for _, zi in recent])
         tc = times - times.mean()
         slope = (tc @ (pts - pts.mean(axis=0))) / (tc @ tc)
@@ -698,21 +702,23 @@ class Tracker:
         rest = np.full(n, np.nan)
         measured = np.full((n, 2), np.nan)
         measured_sigma = np.full(n, np.nan)
-        for row, col in matches.items():
-            measured[row] = det.positions[col]
-            measured_sigma[row] = det.sigma[col]
+        rows, cols = list(matches), list(matches.values())
+        measured[rows] = det.positions[cols]
+        measured_sigma[rows] = det.sigma[cols]
+        for row in rows:
+            track = self._tracks[row]
+            radius[row] = track.radius_px
+            growth[row] = track.radius_px / track.ground_radius
         for row, track in enumerate(self._tracks):
             if track.kf is None:
                 continue
             if track.status.on_table:
-                pos[row] = track.kf.position
-                vel[row] = track.kf.velocity
+                x = track.kf.kf.x
+                pos[row] = x[0, 0], x[2, 0]
+                vel[row] = x[1, 0], x[3, 0]
                 sig[row] = track.kf.position_sigma
             elif track.last_z is not None:
                 pos[row] = track.last_z
-            if row in matches:
-                radius[row] = track.radius_px
-                growth[row] = track.radius_px / track.ground_radius
             if _resting(track):
                 rest[row] = track.rest_since
                 vel[row] = 0.0
