@@ -25,9 +25,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import nnls
 
-from calibration.table import TableSpec
+from calibration.table import Pocket, TableSpec
 from rules.balls import BallId
 from rules.events import EventKind, EvidenceSource, ShotEvent
+from rules.table import CushionId
 from tracking.geometry import TableCache, Wall
 from tracking.model import BALLS, CUE_ROW, BallStatus, TrackFrame
 from tracking.window import FrameWindow
@@ -69,6 +70,10 @@ _SOFT_LOOKBACK = 3
 
 _SOFT_MIN_WAY_MM = 3.0
 """The least way in (mm) over those frames that shows a direction above the noise."""
+
+_GLANCE_MM = 6.0
+"""The least a ball's last sighting may lie off the line it came in on, pushed out from a wall,
+to show it glanced off that wall: several times a sighting's noise."""
 
 _FROZEN_MM = 4.0
 """A ball resting this close to a cushion nose is frozen to it as far as the camera can tell (a
@@ -123,6 +128,30 @@ class _Pending:
 
 
 @dataclass(frozen=True, slots=True)
+class _Press:
+    """A ball struck toward a cushion a little way off, still going in at the newest frame:
+    the next frame shows whether the cushion turned it back.
+
+    Attributes:
+        row: The ball.
+        cushion: The cushion it was driven at.
+        normal: That cushion's unit normal (toward the table).
+        struck: When it was struck.
+        seen_at: The newest frame's time, when it was still going in ...
+        at: ... and where it was then.
+        noise: Its velocity noise over one frame, mm/s.
+    """
+
+    row: int
+    cushion: CushionId
+    normal: np.ndarray
+    struck: float
+    seen_at: float
+    at: np.ndarray
+    noise: float
+
+
+@dataclass(frozen=True, slots=True)
 class _Cluster:
     """Balls at rest touching one another (a rack) that a moving ball hit, waiting for the
     frames after the hit to share out its impulse.
@@ -153,6 +182,7 @@ class Segmenter:
         self._frames: deque[TrackFrame] = deque(maxlen=2 * max(_CUSHION_K, _GAP_K, _SLOW_K) + 1)
         self._window = FrameWindow(self._frames.maxlen or 1)
         self._pending: list[_Pending] = []
+        self._presses: list[_Press] = []
         self._ready: list[ShotEvent] = []
         self._contact_times: list[tuple[float, tuple[int, int]]] = []
         self._touched: dict[int, float] = {}
@@ -199,6 +229,7 @@ class Segmenter:
             self._ready = [moved.get(id(e), e) for e in self._ready]
             events += starts
         events += self._confirmed()
+        events += self._pressed_later(frame)
         events += self._cushion_contacts()
         if len(self._frames) >= 3:
             events += self._rebounds(f1)
@@ -326,7 +357,10 @@ class Segmenter:
             frozen = gap <= _FROZEN_MM
             if frozen and back < -0.5 * leave:
                 continue
-            if not frozen and back < max(self.config.min_turn_mm_s, 1.5 * noise):
+            clear = max(self.config.min_turn_mm_s, 1.5 * noise)
+            if not frozen and back < clear:
+                if back <= -clear:  # clearly still going in: the next frame may show it back
+                    self._press_on(int(r), seg.id, n, t, noise)
                 continue
             key = (int(r), seg.id)
             self._cushion_last[key] = t
@@ -339,6 +373,59 @@ class Segmenter:
                 time_uncertainty=dt,
             )
         return None
+
+    def _press_on(self, r: int, cushion: CushionId, normal: np.ndarray, t: float, noise: float):
+        """Ball ``r``, struck toward ``cushion`` at ``t``, is still going in at the newest
+        frame: judge it on the next (`_pressed_later`). It may already have touched and be on
+        its way back (ball, cushion and ball again within a frame or two)."""
+        newest = self._frames[-1]
+        if newest.seen[r]:
+            at = newest.measured[r].copy()
+            self._presses.append(_Press(r, cushion, normal, t, newest.time, at, noise))
+
+    def _pressed_later(self, frame: TrackFrame) -> list[ShotEvent]:
+        """The cushion contacts of struck balls (`_press_on`) that this frame shows coming back
+        out, against the push: only the cushion turns a ball so. A ball that met another ball
+        on the cushion side of it may have come back off that one instead: not judged."""
+        presses, self._presses = self._presses, []
+        events = []
+        for press in presses:
+            r = press.row
+            if press.seen_at >= frame.time:
+                self._presses.append(press)
+                continue
+            dt = frame.time - press.seen_at
+            if not frame.seen[r] or dt > 2.5 * (frame.time - self._frames[-2].time):
+                continue
+            back = float((frame.measured[r] - press.at) @ press.normal) / dt
+            if back < max(self.config.min_turn_mm_s, 1.5 * press.noise):
+                continue
+            if self._ball_toward(r, press.at, press.normal, frame):
+                continue
+            key = (r, press.cushion)
+            if frame.time - self._cushion_last.get(key, -math.inf) < 0.15:
+                continue
+            self._cushion_last[key] = frame.time
+            events.append(
+                ShotEvent(
+                    EventKind.BALL_CUSHION,
+                    0.5 * (press.struck + frame.time),
+                    (BALLS[r],),
+                    cushion=press.cushion,
+                    confidence=0.7,
+                    time_uncertainty=0.5 * (frame.time - press.struck),
+                )
+            )
+        return events
+
+    def _ball_toward(self, r: int, at: np.ndarray, normal: np.ndarray, frame: TrackFrame) -> bool:
+        """Whether another ball lies within a ball width and a half of ``at``, on the cushion
+        side of it (toward -``normal``)."""
+        others = np.flatnonzero(frame.on_table)
+        others = others[others != r]
+        offset = frame.positions[others] - at
+        near = np.hypot(offset[:, 0], offset[:, 1]) < 1.5 * self._d
+        return bool(np.any(near & (offset @ normal < 0)))
 
     def _cluster_hit(self, live, f0, f1, p0, v_before, gaps, kicked, reach) -> _Cluster | None:
         """A rack (three or more balls at rest, touching) of which a ball was kicked in this
@@ -1062,7 +1149,88 @@ class Segmenter:
             )
             self._in_pocket.pop(BALLS.index(dep.ball), None)
             self._last_departure = max(self._last_departure, dep.time)
+            if dep.kind is EventKind.POCKETED and (glance := self._last_glance(dep.ball)):
+                events.append(glance)
         return events
+
+    def _last_glance(self, ball: BallId) -> ShotEvent | None:
+        """The cushion contact of a ball that glanced off a jaw (or a nose by a pocket) and
+        dropped before two more frames showed it: its last sighting on the slate lies off the
+        line it came in on, pushed back out from a wall that line would have reached by then.
+        Nothing else turns a ball there (a ball it hit would have been a contact)."""
+        r = BALLS.index(ball)
+        window = self._window
+        n = len(window)
+        times, seen = window.times[-n:], window.seen[-n:, r]
+        pts = window.measured[-n:, r]
+        idx = np.flatnonzero(seen)
+        if len(idx) < 3:
+            return None
+        last = int(idx[-1])
+        contacts = [t for t, pair in self._contact_times if r in pair]
+        since = max((t for t in contacts if t < times[last]), default=-math.inf)
+        before = idx[:-1][times[idx[:-1]] > since][-_CUSHION_K:]
+        if len(before) < 2:
+            return None
+        opening = self._slate_opening(pts[last])
+        if opening is False:
+            return None
+        sigma = float(np.nanmedian(window.measured_sigma[-n:, r][idx]))
+        vx, _, t0, x0 = _line(times[before], pts[before, 0], sigma)
+        vy, noise, _, y0 = _line(times[before], pts[before, 1], sigma)
+        velocity, start = np.array([vx, vy]), np.array([x0, y0])
+        off_line = pts[before] - (start + np.outer(times[before] - t0, velocity))
+        if np.max(np.hypot(off_line[:, 0], off_line[:, 1])) > self.config.noise_sigmas * sigma:
+            return None  # it came in on no straight line (a bad sighting, or a turn): no judging
+        predicted = start + velocity * (times[last] - t0)
+        deviation = pts[last] - predicted
+        if opening is not None:
+            # At the drop a ball is seen badly along the pocket (the jaw hides part of it, and
+            # past the edge it falls away): only its way across the pocket counts.
+            axis = np.array(opening.axis)
+            deviation -= (deviation @ axis) * axis
+        rad, tol = self._d / 2, self.config.touch_tolerance_mm
+        # The prediction's noise: the line's centre, and its slope carried forward.
+        ahead = math.hypot(sigma / math.sqrt(len(before)), noise * (times[last] - t0))
+        push_least = max(_GLANCE_MM, self.config.noise_sigmas * ahead)
+        best, best_push = None, push_least
+        for w in self._geo.walls_along(pts[last]):
+            wall = self._geo.walls[w]
+            vn = float(velocity @ wall.normal)
+            reached = float((predicted - wall.start) @ wall.normal)
+            pushed = float(deviation @ wall.normal)
+            if vn <= -self.config.min_rebound_mm_s and reached - rad <= tol and pushed >= best_push:
+                best, best_push = (wall, vn), pushed
+        if best is None:
+            return None
+        wall, vn = best
+        # When the line it came in on put its centre one radius from the wall.
+        t = t0 + (float((start - wall.start) @ wall.normal) - rad) / -vn
+        t = float(np.clip(t, times[before[-1]], times[last]))
+        key = (r, wall.cushion)
+        if t - self._cushion_last.get(key, -math.inf) < 0.15:
+            return None
+        self._cushion_last[key] = t
+        return ShotEvent(
+            EventKind.BALL_CUSHION,
+            t,
+            (ball,),
+            cushion=wall.cushion,
+            confidence=0.8,
+            time_uncertainty=0.5 * (times[last] - times[before[-1]]),
+        )
+
+    def _slate_opening(self, p: np.ndarray) -> Pocket | bool | None:
+        """Where a centre seen at ``p`` lies: on the cloth (None), in a pocket's opening short
+        of the drop (that pocket), or past the drop (False: a falling ball's picture slides
+        with nothing touched). A ball at the drop is seen less well (the jaw hides part of it):
+        a sighting up to the touch tolerance past the edge still counts as on the shelf."""
+        pocket = self._geo.pocket_at(float(p[0]), float(p[1]))
+        if pocket is None:
+            return None
+        spec = self.table.pocket(pocket)
+        depth = spec.depth_of((float(p[0]), float(p[1])))
+        return spec if depth < spec.shelf + self.config.touch_tolerance_mm else False
 
     def _rebounds(self, f1: TrackFrame) -> list[ShotEvent]:
         """A ball whose centre went inside a pocket opening and came back onto the table."""

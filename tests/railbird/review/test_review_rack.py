@@ -16,12 +16,11 @@ from tests.tracking.helpers import came_apart, observable
 
 pytestmark = pytest.mark.slow
 
-CUSHIONS_RIGHT_FLOOR = 7
+CUSHIONS_RIGHT_FLOOR = 9
 """Shots whose diagram counts exactly the truth's cushion contacts (of 9), as a camera can count
-them (`observable`: a ball pinned to a cushion touches it many times in one frame), today
-(2026-11-30): the break shows 18 of 19 (a ball deflected by a jaw and gone in the next frame of
-this 30 fps recording), and shot 5 misses one (ball, cushion and ball again within one frame),
-tracking's open work (issue 6)."""
+them (`observable`: a ball pinned to a cushion touches it many times in one frame). Every shot,
+since 2026-11-30: the break's ball deflected by a jaw and gone the next frame of this 30 fps
+recording, and shot 5's ball, cushion and ball again within a frame, are both counted."""
 
 
 @pytest.fixture(scope="module")
