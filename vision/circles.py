@@ -310,13 +310,24 @@ def _weighted_fit(
     return np.linalg.solve(ata, atb[..., None])[..., 0]
 
 
+def mean_radii(shape: np.ndarray) -> np.ndarray:
+    """(n,) the mean radius of each outline ellipse ``shape`` (n, 3) (see `fit_circles`): the
+    size `fit_circles` reports for a ball of that outline."""
+    return _ray_radii(np.asarray(shape, dtype=np.float64).reshape(-1, 3)).mean(axis=1)
+
+
+def _ray_radii(shape: np.ndarray) -> np.ndarray:
+    """(n, angles) each ellipse's radius along each ray."""
+    a, b, c = shape[:, 0:1], shape[:, 1:2], shape[:, 2:3]
+    along = a * _COS**2 + 2 * b * _COS * _SIN + c * _SIN**2
+    return 1.0 / np.sqrt(np.maximum(along, 1e-12))
+
+
 def _ellipse_design(shape: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each candidate's rays' design rows (s, cos, sin) for outlines of known shape, where
     s(theta) is the ellipse's radius along the ray over its mean radius; their outer
     products; and the mean radii."""
-    a, b, c = shape[:, 0:1], shape[:, 1:2], shape[:, 2:3]
-    along = a * _COS**2 + 2 * b * _COS * _SIN + c * _SIN**2
-    radius = 1.0 / np.sqrt(np.maximum(along, 1e-12))
+    radius = _ray_radii(shape)
     mean = radius.mean(axis=1)
     design = np.empty((len(shape), _ANGLES, 3))
     design[:, :, 0] = radius / mean[:, None]

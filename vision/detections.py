@@ -52,7 +52,9 @@ class Detections:
         sigma: (n,) standard deviation of each position, mm (isotropic).
         identity: (n, 16) probability of each ball id, `BALL_ORDER` columns; each row sums to at
             most 1, the remainder meaning "unknown ball".
-        radius_px: (n,) apparent radius in pixels; a ball leaving the cloth looks bigger (jumps).
+        radius_px: (n,) apparent radius in pixels, as the camera would show that ball at the
+            table's centre (its stretch off the camera's axis taken out): a ball leaving the
+            cloth looks bigger (jumps).
         blur_velocity: (n, 2) velocity in mm/s read from the motion-blur streak, nan where none.
         confidence: (n,) probability, 0-1, that the row is a ball at all.
         occluded: Polygons in table mm where something over the table (an arm, a cue, a player)

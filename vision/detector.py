@@ -150,6 +150,8 @@ class BallDetector:
         self._roi_edges = cv2.dilate(self.view.roi, np.ones((3, 3), np.uint8))
         self._pad = math.ceil(1.5 * float(self._radius_small.max())) + 4
         self._pocket_rects = self._pockets()
+        centre = calibration.camera.project(np.array([[0.0, 0.0, BALL_RADIUS_MM]]))
+        self._centre_radius = float(circles.mean_radii(self._silhouettes(centre))[0])
         self._previous: Detections | None = None
         self._last_small: np.ndarray | None = None
         self._balls: list[FoundBall] = []
@@ -500,6 +502,14 @@ class BallDetector:
             found.append(FoundBall(fit.centre, fit.radius, fit.support, fit.residual))
         return found
 
+    def _as_at_centre(self, balls: list[FoundBall]) -> np.ndarray:
+        """Each ball's fitted radius as the camera would show that ball at the table's centre:
+        off its axis the camera sees a ball past its equator, bigger by up to a few per cent
+        at the table's ends, which would pass for a ball lifted off the cloth."""
+        centres = np.array([b.centre_px for b in balls])
+        here = circles.mean_radii(self._silhouettes(centres))
+        return np.array([b.radius_px for b in balls]) * self._centre_radius / here
+
     def _silhouettes(self, pixels: np.ndarray) -> np.ndarray:
         """The expected outline ellipses (`TableView.silhouette`) of balls centred at
         full-resolution pixels, (n, 3)."""
@@ -570,7 +580,7 @@ class BallDetector:
             positions=positions,
             sigma=sigma,
             identity=prob,
-            radius_px=np.array([b.radius_px for b in balls]),
+            radius_px=self._as_at_centre(balls),
             blur_velocity=blur,
             confidence=confidence,
             occluded=occluded,

@@ -7,6 +7,7 @@ import pytest
 
 from railbird.recording import RecordingReader
 from railbird.replay import ReplayOptions
+from railbird.review.model import Flag
 from railbird.review.run import ReviewOptions, ReviewResult, review
 from rules.referee import Referee
 from rules.ruling import Ruling
@@ -53,6 +54,10 @@ def test_the_report_gives_every_shot_of_the_game_the_call_the_truth_expects(
         assert got.game_over == want.game_over
         assert set(shot.shot.pocketed) == set(true_shot.pocketed)
         assert f'id="shot-{shot.number}"' in html and shot.call in html
+        # No cue ball left the cloth in this game: rolling to the table's ends, where the
+        # camera sees it past its equator, must not flag a jump (rules 3.26, 3.27).
+        assert true_shot.jump is None or not true_shot.jump.airborne
+        assert Flag.JUMP not in shot.flags, f"shot {shot.number}: {shot.shot.jump}"
 
 
 def test_each_diagram_of_the_game_shows_the_true_pocketed_balls_and_cushions(
