@@ -8,7 +8,8 @@ rack gives fifteen clean peaks where a blob or a distance transform would see on
 Each candidate is then fitted at full resolution: the image is unrolled around it in polar
 coordinates (one `cv2.remap` for all candidates), the outline is the strongest radial colour
 step near the expected radius on each ray, and ``r(theta) = R + dx cos(theta) + dy sin(theta)``
-is solved by robust least squares for the centre offset and the radius.
+is solved by robust least squares for the centre offset and the radius (every candidate in one
+compiled loop a pass, `vision.outline`).
 """
 
 from __future__ import annotations
@@ -19,14 +20,14 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.outline import MIN_RAYS, outline_pass, ray_weights
+
 _ANGLES = 48
 _STEP_PX = 0.5
 _COS = np.cos(np.arange(_ANGLES) * (2 * math.pi / _ANGLES))
 _SIN = np.sin(np.arange(_ANGLES) * (2 * math.pi / _ANGLES))
 _DESIGN = np.column_stack((np.ones(_ANGLES), _COS, _SIN))
 """Each ray's row of r(theta) = R + dx cos(theta) + dy sin(theta)."""
-_OUTER = (_DESIGN[:, :, None] * _DESIGN[:, None, :]).reshape(_ANGLES, 9)
-_RIDGE = np.eye(3) * 1e-9
 RADIUS_PRIOR_RAYS = 12.0
 """How many rays' worth of weight the camera model's expected radius has in each fit. The
 model knows a ball's size there to a few per cent (fitted radii: median 0.998 of it, 98 % within
@@ -150,10 +151,9 @@ def fit_circles(
         return []
     cos, sin = _COS, _SIN
     if shape is None:
-        design = np.broadcast_to(_DESIGN, (n, _ANGLES, 3))
-        outer = np.broadcast_to(_OUTER, (n, _ANGLES, 9))
+        design = np.ascontiguousarray(np.broadcast_to(_DESIGN, (n, _ANGLES, 3)))
     else:
-        design, outer, exp = _ellipse_design(np.asarray(shape, dtype=np.float64).reshape(-1, 3))
+        design, exp = _ellipse_design(np.asarray(shape, dtype=np.float64).reshape(-1, 3))
     # Each ray's expected outline radius, (n, angles).
     ray_exp = design[:, :, 0] * exp[:, None]
     max_r = 1.4 * float(ray_exp.max())
@@ -165,18 +165,17 @@ def fit_circles(
     k_hi = min(math.ceil(1.32 * float(ray_exp.max()) / step_px) + 3, bins - 1)
     radii = np.arange(k_lo, k_hi) * step_px
     rho = np.arange(k_lo - 1, k_hi + 1) * step_px
-    # Each ray's sample offsets (x, y): one two-channel map for all candidates' rays.
+    # Each ray's sample offsets (x, y).
     ray = np.stack((cos[:, None] * rho[None, :], sin[:, None] * rho[None, :]), axis=-1)
     ray = ray.astype(np.float32)
-    rel = radii[None, None, :] / ray_exp[:, :, None]
-    prior = np.exp(-0.5 * ((rel - 1.0) / 0.12) ** 2).astype(np.float32)
-    wide = ((rel > 0.72) & (rel < 1.32)).astype(np.float32)
-    narrow = ((rel > 0.88) & (rel < 1.1)).astype(np.float32)
     # A fit that moves its centre further than 0.6 of a radius is not taken.
     reach = float(rho[-1]) + 0.6 * float(exp.max()) + 1.0
     near_edge = _near_edge(c, reach, allowed, scale, clear)
-    near_rays = np.repeat(near_edge, _ANGLES) if near_edge is not None else None
-    rays = np.arange(n * _ANGLES)
+    if near_edge is None:
+        near_edge = np.zeros(n, dtype=bool)
+    near_rays = np.repeat(near_edge, _ANGLES)
+    prior, wide, narrow = ray_weights(design, exp, radii)
+    inside = np.ones_like(prior)
     fit_r = exp.copy()
     err = np.zeros((n, _ANGLES))
     good = np.zeros((n, _ANGLES), dtype=bool)
@@ -184,50 +183,32 @@ def fit_circles(
         # All candidates' rays in one remap: (n * angles) rows of samples along each ray.
         maps = (c.astype(np.float32)[:, None, None, :] + ray[None]).reshape(n * _ANGLES, -1, 2)
         polar = cv2.remap(image, maps, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-        polar = polar.astype(np.float32).reshape(n, _ANGLES, len(rho), -1)
-        step = polar[:, :, 2:] - polar[:, :, :-2]
-        steps = np.einsum("nabc,nabc->nab", step, step) * prior
-        if near_edge is not None and near_edge.any():
+        if near_edge.any():
             # Only the candidates near a cushion: the rest lie wholly where outlines may be.
-            steps[near_edge] *= _inside(allowed, scale, maps[near_rays], steps[near_edge].shape)
-        energy = steps * (narrow if it else wide)
-        peak = energy.max(axis=2, keepdims=True)
-        # The outline is the outermost strong step on each ray (a local maximum, inner
-        # samples only): a stripe's cap or a number disc can be stronger, but it is never
-        # outside (the first pass takes the strongest). A maximum is one of the steps
-        # themselves, not of the band cut from them: where the band ends on a step still
-        # rising toward an outline beyond it (the centre still a few pixels off), its last
-        # sample is no outline, and taking it held the circle where it was.
-        inner = steps[..., 1:-1]
-        strong = (inner >= steps[..., :-2]) & (inner >= steps[..., 2:])
-        strong &= (energy[..., 1:-1] >= (0.35 if it else 1.0) * peak) & (peak > 0)
-        last = energy.shape[2] - 1
-        k = np.where(strong.any(axis=2), last - 1 - np.argmax(strong[..., ::-1], axis=2), 1)
-        # The step at the outline and its two neighbours, ray by ray.
-        flat, kk = energy.reshape(n * _ANGLES, -1), k.reshape(-1)
-        e0, e1, e2 = (flat[rays, kk + d].reshape(n, _ANGLES) for d in (-1, 0, 1))
-        denom = e0 - 2 * e1 + e2
-        curved = denom < 0
-        offset = np.where(curved, 0.5 * (e0 - e2) / np.where(curved, denom, -1.0), 0.0)
-        r = radii[k] + np.minimum(np.maximum(offset, -1), 1) * step_px
-        good = (e1 > 0.15 * _median_rows(e1)) & (e1 > 0)
-        sol = np.zeros((n, 3))
-        for _ in range(2):
-            sol = _weighted_fit(design, outer, r, good, exp)
-            err = np.abs(np.matmul(design, sol[:, :, None])[..., 0] - r)
-            keep = good & (err < np.maximum(1.0, 2.5 * _masked_median(err, good))[:, None])
-            good = np.where((keep.sum(axis=1) >= 8)[:, None], keep, good)
-        fit_r = sol[:, 0]
-        moved = np.hypot(sol[:, 1], sol[:, 2])
-        c = c + np.where(good.sum(axis=1, keepdims=True) >= 8, sol[:, 1:], 0.0)
-        if it > 0 and moved.max() < 0.05:
+            inside[near_edge] = _inside(allowed, scale, maps[near_rays], inside[near_edge].shape)
+        # The outline on each ray and the robust fit: `vision.outline`.
+        c, fit_r, err, good, moved = outline_pass(
+            polar.reshape(n * _ANGLES, len(rho), 3),
+            prior,
+            wide if it == 0 else narrow,
+            inside,
+            near_edge,
+            it == 0,
+            radii,
+            step_px,
+            design,
+            exp,
+            c,
+            RADIUS_PRIOR_RAYS,
+        )
+        if it > 0 and moved < 0.05:
             break
     count = good.sum(axis=1)
     support = (good & (err < 1.2)).sum(axis=1) / _ANGLES
     residual = np.sqrt((err * err * good).sum(axis=1) / np.maximum(count, 1))
     fits = []
     for i in range(n):
-        if count[i] < 8:
+        if count[i] < MIN_RAYS:
             fits.append(CircleFit(c[i], float(exp[i]), float(exp[i]), 0.0, math.inf))
         else:
             fits.append(
@@ -258,16 +239,6 @@ def _near_edge(
     return clear[iy, ix] * scale <= reach + scale
 
 
-def _median_rows(values: np.ndarray) -> np.ndarray:
-    """Each row's median, (n, 1) (`np.median` along axis 1, without its overhead)."""
-    m = values.shape[1]
-    half = m // 2
-    if m % 2:
-        return np.partition(values, half, axis=1)[:, half : half + 1]
-    part = np.partition(values, (half - 1, half), axis=1)
-    return 0.5 * (part[:, half - 1 : half] + part[:, half : half + 1])
-
-
 def _inside(
     allowed: np.ndarray, scale: int, maps: np.ndarray, shape: tuple[int, ...]
 ) -> np.ndarray:
@@ -278,42 +249,9 @@ def _inside(
     return (inside > 0).reshape(shape).astype(np.float32)
 
 
-def _masked_median(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Median of each row's masked values (0 for an empty row), without a Python loop."""
-    ordered = np.sort(np.where(mask, values, np.inf), axis=1)
-    count = mask.sum(axis=1)
-    every = np.arange(len(values))
-    lo = ordered[every, np.maximum((count - 1) // 2, 0)]
-    hi = ordered[every, np.minimum(count // 2, values.shape[1] - 1)]
-    return np.where(count > 0, 0.5 * (lo + hi), 0.0)
-
-
-def _weighted_fit(
-    design: np.ndarray,
-    outer: np.ndarray,
-    r: np.ndarray,
-    good: np.ndarray,
-    expected: np.ndarray,
-) -> np.ndarray:
-    """Per row, least squares of r(theta) = R s(theta) + dx cos + dy sin over the good rays,
-    (n, 3), with R drawn toward the expected radius (`RADIUS_PRIOR_RAYS`).
-
-    ``design`` holds each candidate's rays' rows (s, cos, sin), (n, angles, 3), and ``outer``
-    each row's outer product with itself, flattened (n, angles, 9).
-    """
-    w = good.astype(np.float64)
-    # Batched matrix products: einsum's set-up outweighs the work on a few candidates.
-    ata = np.matmul(w[:, None, :], outer).reshape(-1, 3, 3) + _RIDGE
-    atb = np.matmul((w * r)[:, None, :], design)[:, 0, :]
-    ata[:, 0, 0] += RADIUS_PRIOR_RAYS
-    atb[:, 0] += RADIUS_PRIOR_RAYS * expected
-    return np.linalg.solve(ata, atb[..., None])[..., 0]
-
-
-def _ellipse_design(shape: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _ellipse_design(shape: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each candidate's rays' design rows (s, cos, sin) for outlines of known shape, where
-    s(theta) is the ellipse's radius along the ray over its mean radius; their outer
-    products; and the mean radii."""
+    s(theta) is the ellipse's radius along the ray over its mean radius, and the mean radii."""
     a, b, c = shape[:, 0:1], shape[:, 1:2], shape[:, 2:3]
     along = a * _COS**2 + 2 * b * _COS * _SIN + c * _SIN**2
     radius = 1.0 / np.sqrt(np.maximum(along, 1e-12))
@@ -322,8 +260,7 @@ def _ellipse_design(shape: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
     design[:, :, 0] = radius / mean[:, None]
     design[:, :, 1] = _COS
     design[:, :, 2] = _SIN
-    outer = (design[:, :, :, None] * design[:, :, None, :]).reshape(len(shape), _ANGLES, 9)
-    return design, outer, mean
+    return design, mean
 
 
 def fit_circle(image: np.ndarray, centre: np.ndarray, expected: float) -> CircleFit:
