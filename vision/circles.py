@@ -1,9 +1,10 @@
 """Ball outlines of a known size: candidate centres by gradient voting, then a sub-pixel fit.
 
 Every ball is a circle of a radius the camera model predicts at that place, so each edge pixel
-votes for the two points one radius away along its gradient (Hough with the radius known). Balls
-frozen together keep most of their outline (their shaded rims meet in a dark crease), so a full
-rack gives fifteen clean peaks where a blob or a distance transform would see one lump.
+votes for the two points one radius away along its gradient (Hough with the radius known,
+`vision.votes`). Balls frozen together keep most of their outline (their shaded rims meet in a
+dark crease), so a full rack gives fifteen clean peaks where a blob or a distance transform
+would see one lump.
 
 Each candidate is then fitted at full resolution: the image is unrolled around it in polar
 coordinates (one `cv2.remap` for all candidates), the outline is the strongest radial colour
@@ -52,51 +53,6 @@ class CircleFit:
     expected: float
     support: float
     residual: float
-
-
-def edge_directions(small: np.ndarray, roi: np.ndarray, threshold: float) -> tuple[np.ndarray, ...]:
-    """Edge pixels of a colour image and their gradient directions (Di Zenzo's colour gradient).
-
-    Returns:
-        ys, xs, cos, sin, strength of every pixel whose colour gradient exceeds ``threshold``
-        inside ``roi``.
-    """
-    gx = cv2.Sobel(small, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(small, cv2.CV_32F, 0, 1, ksize=3)
-    # Sobel of whole-number pixels gives whole numbers, and six squares of them stay well
-    # within float32's exact integers: summed in any order, the energy is the same.
-    energy = cv2.transform(gx * gx + gy * gy, np.ones((1, 3), np.float32))
-    # The tests in OpenCV (one pass each, no boolean temporaries): the same pixels.
-    edges = cv2.bitwise_and(cv2.compare(energy, threshold * threshold, cv2.CMP_GT), roi)
-    ys, xs = np.nonzero(edges)
-    if len(ys) == 0:
-        empty = np.zeros(0, dtype=np.float32)
-        return ys, xs, empty, empty, empty
-    gxs, gys = gx[ys, xs], gy[ys, xs]
-    a = (gxs * gxs).sum(axis=1)
-    b = (gys * gys).sum(axis=1)
-    c = (gxs * gys).sum(axis=1)
-    theta = 0.5 * np.arctan2(2 * c, a - b)
-    return ys, xs, np.cos(theta), np.sin(theta), np.sqrt(energy[ys, xs])
-
-
-def vote(
-    shape: tuple[int, int],
-    ys: np.ndarray,
-    xs: np.ndarray,
-    cos: np.ndarray,
-    sin: np.ndarray,
-    radius: np.ndarray,
-) -> np.ndarray:
-    """Accumulate each edge pixel's votes one radius away on both sides, (h, w) float32."""
-    h, w = shape
-    r = radius[ys, xs]
-    # Both sides' votes in one count (whole numbers: the same map as two counts added).
-    vx = np.round(np.concatenate((xs + r * cos, xs - r * cos))).astype(np.int64)
-    vy = np.round(np.concatenate((ys + r * sin, ys - r * sin))).astype(np.int64)
-    ok = (vx >= 0) & (vx < w) & (vy >= 0) & (vy < h)
-    acc = np.bincount(vy[ok] * w + vx[ok], minlength=h * w)
-    return acc.reshape(h, w).astype(np.float32)
 
 
 def peaks(acc: np.ndarray, minimum: np.ndarray, spacing: int) -> np.ndarray:

@@ -47,6 +47,7 @@ from vision.occluders import Leftover, LeftoverReader, occluder_area_mm2
 from vision.regions import Rect, changed_pixels, changed_rects, inside, merge, on, overlaps
 from vision.streaks import StreakReader, signed
 from vision.table_view import SCALE, TableView
+from vision.votes import edge_votes
 
 log = logging.getLogger(__name__)
 
@@ -232,8 +233,7 @@ class BallDetector:
         candidates = []
         taken = _Apart()
         for rect in rects:
-            x0, y0, x1, y1 = rect
-            for start, r in self._candidates(small[y0:y1, x0:x1], rect, roi):
+            for start, r in self._candidates(small, rect, roi):
                 if inside(_working(start), rect) and not taken.near(start, 1.2 * r):
                     candidates.append((start, r))
                     taken.add(start)
@@ -444,13 +444,10 @@ class BallDetector:
     def _candidates(
         self, small: np.ndarray, rect: Rect, roi: np.ndarray
     ) -> list[tuple[np.ndarray, float]]:
-        """Candidate centres (full-resolution pixels) and expected radii within a rectangle,
-        from the edges within ``roi`` (the whole grid's mask)."""
-        cfg = self.config
+        """Candidate centres (full-resolution pixels) and expected radii within a rectangle of
+        the working grid (``small``), from the edges within ``roi`` (the whole grid's mask)."""
         x0, y0, x1, y1 = rect
-        ys, xs, cos, sin, _ = circles.edge_directions(small, roi[y0:y1, x0:x1], cfg.edge_threshold)
-        radius = self._radius_small[y0:y1, x0:x1]
-        acc = circles.vote(small.shape[:2], ys, xs, cos, sin, radius)
+        acc = edge_votes(small, roi, self._radius_small, x0, y0, x1, y1, self.config.edge_threshold)
         out: list[tuple[np.ndarray, float]] = []
         taken = _Apart()
         for px, py in circles.peaks(acc, self._vote_min[y0:y1, x0:x1], 5):
