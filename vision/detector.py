@@ -218,10 +218,8 @@ class BallDetector:
             self._leftovers = []
             self._previous = None
             return Detections.empty(index, time)
-        for x0, y0, x1, y1 in rects:
-            mask, weight = self._contrast.foreign(small[y0:y1, x0:x1], (x0, y0, x1, y1))
-            self._mask[y0:y1, x0:x1] = mask
-            self._weight[y0:y1, x0:x1] = weight
+        for rect in rects:
+            self._contrast.foreign_into(small, rect, self._mask, self._weight)
         kept = [] if whole else self._unchanged(rects, changed)
         roi = self._roi_edges
         if whole:
