@@ -301,12 +301,22 @@ class BallDetector:
             for c, r, since in self._lost
             if self._frames - since <= LOST_LOOK_FRAMES and not _near(c, now)
         ]
-        for b in self._balls + self._streaks_seen:
-            went_on = _travel_px(b) * _EXPOSURES_PER_FRAME
-            reach = [(c, d + went_on) for c, d in now]
-            if not _near(b.centre_px, reach) and not _near(
-                b.centre_px, [(c, r) for c, r, _ in lost]
-            ):
+        before = self._balls + self._streaks_seen
+        if not before:
+            self._lost = lost
+            return
+        # Each ball of the last frame against every ball now, in one step (a ball may have
+        # gone on by a few streaks' lengths).
+        went_on = np.array([_travel_px(b) * _EXPOSURES_PER_FRAME for b in before])
+        if now:
+            centres = np.array([c for c, _ in now])
+            reach = np.array([d for _, d in now])[None, :] + went_on[:, None]
+            gap = np.array([b.centre_px for b in before])[:, None, :] - centres[None, :, :]
+            seen = (np.hypot(gap[..., 0], gap[..., 1]) < reach).any(axis=1)
+        else:
+            seen = np.zeros(len(before), dtype=bool)
+        for b, found in zip(before, seen, strict=True):
+            if not found and not _near(b.centre_px, [(c, r) for c, r, _ in lost]):
                 lost.append((b.centre_px, b.radius_px, self._frames))
         self._lost = lost
 

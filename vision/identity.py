@@ -28,8 +28,8 @@ _STRIPED = np.array([bool(b.striped) for b in _IDS])
 _CUE = _IDS.index(BallId.CUE)
 _EIGHT = _IDS.index(BallId.EIGHT)
 _EPS = 1e-9
-_CLOTH_BAND = 8.0  # a-b distance from the neutral-to-cloth line still counted as cloth tinge
-_BAND_DARK_L = 60.0  # a rim pixel darker than this (and not cloth) is a dark band's shade
+CLOTH_BAND = 8.0  # a-b distance from the neutral-to-cloth line still counted as cloth tinge
+BAND_DARK_L = 60.0  # a rim pixel darker than this (and not cloth) is a dark band's shade
 _BAND_MIN = 0.01  # the cue ball's rim shows none of a band (0.000 on the virtual table)
 _BAND_SD = 0.01
 
@@ -60,13 +60,13 @@ def band_evidence(ring_lab: np.ndarray, cloth_lab: tuple[float, float, float]) -
     ca, cb = cloth_lab[1] - 128.0, cloth_lab[2] - 128.0
     norm = math.hypot(ca, cb)
     if norm < 1.0:
-        clothlike = np.hypot(a, b) < _CLOTH_BAND
+        clothlike = np.hypot(a, b) < CLOTH_BAND
     else:
         along = (a * ca + b * cb) / norm
         across = np.abs(b * ca - a * cb) / norm
-        clothlike = (across < _CLOTH_BAND) & (along > 0)
+        clothlike = (across < CLOTH_BAND) & (along > 0)
     coloured = np.hypot(a, b) >= WHITE_CHROMA
-    dark = px[:, 0] < _BAND_DARK_L
+    dark = px[:, 0] < BAND_DARK_L
     return (coloured | dark) & ~clothlike
 
 
