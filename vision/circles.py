@@ -21,7 +21,14 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.outline import MIN_RAYS, outline_pass, ray_weights
+from vision.outline import (
+    MIN_RAYS,
+    ellipse_design,
+    near_edges,
+    outline_pass,
+    ray_maps,
+    ray_weights,
+)
 
 _ANGLES = 48
 _STEP_PX = 0.5
@@ -109,7 +116,8 @@ def fit_circles(
     if shape is None:
         design = np.ascontiguousarray(np.broadcast_to(_DESIGN, (n, _ANGLES, 3)))
     else:
-        design, exp = _ellipse_design(np.asarray(shape, dtype=np.float64).reshape(-1, 3))
+        form = np.ascontiguousarray(shape, dtype=np.float64).reshape(-1, 3)
+        design, exp = ellipse_design(form, _COS, _SIN)
     # Each ray's expected outline radius, (n, angles).
     ray_exp = design[:, :, 0] * exp[:, None]
     max_r = 1.4 * float(ray_exp.max())
@@ -135,14 +143,16 @@ def fit_circles(
     fit_r = exp.copy()
     err = np.zeros((n, _ANGLES))
     good = np.zeros((n, _ANGLES), dtype=bool)
+    maps = np.empty((n * _ANGLES, len(rho), 2), np.float32)
+    ray_maps(c, ray, maps)
     for it in range(iterations + 1):
         # All candidates' rays in one remap: (n * angles) rows of samples along each ray.
-        maps = (c.astype(np.float32)[:, None, None, :] + ray[None]).reshape(n * _ANGLES, -1, 2)
         polar = cv2.remap(image, maps, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
         if near_edge.any():
             # Only the candidates near a cushion: the rest lie wholly where outlines may be.
             inside[near_edge] = _inside(allowed, scale, maps[near_rays], inside[near_edge].shape)
-        # The outline on each ray and the robust fit: `vision.outline`.
+        # The outline on each ray and the robust fit (`vision.outline`), and the next pass's
+        # sample points.
         c, fit_r, err, good, moved = outline_pass(
             polar.reshape(n * _ANGLES, len(rho), 3),
             prior,
@@ -156,6 +166,8 @@ def fit_circles(
             exp,
             c,
             RADIUS_PRIOR_RAYS,
+            ray,
+            maps,
         )
         if it > 0 and moved < 0.05:
             break
@@ -189,10 +201,7 @@ def _near_edge(
         return None
     if clear is None:
         return np.ones(len(centres), dtype=bool)
-    h, w = clear.shape[:2]
-    ix = np.clip(((centres[:, 0] - (scale - 1) / 2) / scale).round().astype(np.int64), 0, w - 1)
-    iy = np.clip(((centres[:, 1] - (scale - 1) / 2) / scale).round().astype(np.int64), 0, h - 1)
-    return clear[iy, ix] * scale <= reach + scale
+    return near_edges(centres, reach, np.ascontiguousarray(clear, dtype=np.float32), scale)
 
 
 def _inside(
@@ -203,20 +212,6 @@ def _inside(
     mid = (0.5 * (maps[:, :-2] + maps[:, 2:]) - (scale - 1) / 2) / scale
     inside = cv2.remap(allowed, mid, None, cv2.INTER_NEAREST, borderMode=cv2.BORDER_REPLICATE)
     return (inside > 0).reshape(shape).astype(np.float32)
-
-
-def _ellipse_design(shape: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each candidate's rays' design rows (s, cos, sin) for outlines of known shape, where
-    s(theta) is the ellipse's radius along the ray over its mean radius, and the mean radii."""
-    a, b, c = shape[:, 0:1], shape[:, 1:2], shape[:, 2:3]
-    along = a * _COS**2 + 2 * b * _COS * _SIN + c * _SIN**2
-    radius = 1.0 / np.sqrt(np.maximum(along, 1e-12))
-    mean = radius.mean(axis=1)
-    design = np.empty((len(shape), _ANGLES, 3))
-    design[:, :, 0] = radius / mean[:, None]
-    design[:, :, 1] = _COS
-    design[:, :, 2] = _SIN
-    return design, mean
 
 
 def fit_circle(image: np.ndarray, centre: np.ndarray, expected: float) -> CircleFit:

@@ -72,6 +72,8 @@ def outline_pass(
     expected: np.ndarray,
     centres: np.ndarray,
     prior_rays: float,
+    ray: np.ndarray,
+    maps: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
     """One pass of the fit for every candidate.
 
@@ -91,6 +93,9 @@ def outline_pass(
         expected: (n,) float64 expected mean radii.
         centres: (n, 2) float64 current centres.
         prior_rays: Rays' worth of weight the expected radius has in each fit.
+        ray: (angles, samples, 2) float32 each ray's sample offsets from a centre.
+        maps: (n * angles, samples, 2) float32, filled with the next pass's sample points
+            (`ray_maps` of the new centres).
 
     Returns:
         New centres (n, 2), fitted radii (n,), each ray's distance from the fit (n, angles),
@@ -133,7 +138,90 @@ def outline_pass(
         if good[i].sum() >= MIN_RAYS:
             out_c[i, 0] += sol[1]
             out_c[i, 1] += sol[2]
+    ray_maps(out_c, ray, maps)
     return out_c, fit_r, err, good, moved_max
+
+
+@njit(cache=True, nogil=True)
+def ray_maps(centres: np.ndarray, ray: np.ndarray, maps: np.ndarray) -> None:
+    """Every candidate's rays' sample points, (n * angles, samples, 2) float32 into ``maps``
+    (the centre in float32 plus each offset, as `cv2.remap`'s map)."""
+    angles, samples = ray.shape[0], ray.shape[1]
+    for i in range(len(centres)):
+        cx, cy = np.float32(centres[i, 0]), np.float32(centres[i, 1])
+        for a in range(angles):
+            for j in range(samples):
+                maps[i * angles + a, j, 0] = cx + ray[a, j, 0]
+                maps[i * angles + a, j, 1] = cy + ray[a, j, 1]
+
+
+@njit(cache=True, nogil=True)
+def ellipse_design(
+    shape: np.ndarray, cos: np.ndarray, sin: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each candidate's rays' design rows (s, cos, sin) for outlines of known shape, where
+    s(theta) is the ellipse's radius along the ray over its mean radius, (n, angles, 3), and
+    the mean radii (n,).
+
+    Args:
+        shape: (n, 3) each outline's quadratic form (a, b, c) (`vision.circles.fit_circles`).
+        cos: (angles,) the rays' directions' cosines.
+        sin: (angles,) and sines.
+    """
+    n, angles = len(shape), len(cos)
+    design = np.empty((n, angles, 3))
+    means = np.empty(n)
+    radius = np.empty(angles)
+    for i in range(n):
+        a, b, c = shape[i, 0], shape[i, 1], shape[i, 2]
+        for k in range(angles):
+            along = a * cos[k] ** 2 + 2 * b * cos[k] * sin[k] + c * sin[k] ** 2
+            radius[k] = 1.0 / math.sqrt(max(along, 1e-12))
+        means[i] = _pairwise_sum(radius) / angles
+        for k in range(angles):
+            design[i, k, 0] = radius[k] / means[i]
+            design[i, k, 1] = cos[k]
+            design[i, k, 2] = sin[k]
+    return design, means
+
+
+@njit(cache=True, nogil=True)
+def _pairwise_sum(values: np.ndarray) -> float:
+    """A sum of up to 128 values in numpy's order (eight running sums, then pairs): a mean
+    taken here is bit for bit numpy's."""
+    n = len(values)
+    if n < 8:
+        total = 0.0
+        for v in values:
+            total += v
+        return total
+    r = values[:8].copy()
+    i = 8
+    while i + 8 <= n:
+        for j in range(8):
+            r[j] += values[i + j]
+        i += 8
+    total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+    while i < n:
+        total += values[i]
+        i += 1
+    return total
+
+
+@njit(cache=True, nogil=True)
+def near_edges(centres: np.ndarray, reach: float, clear: np.ndarray, scale: int) -> np.ndarray:
+    """Which candidates' rays may meet a pixel where no outline may be: those whose centre's
+    distance from such a pixel (``clear``, a distance transform at 1/``scale`` of the image's
+    resolution, float32) is within ``reach`` (and a pixel of ``clear``)."""
+    h, w = clear.shape
+    out = np.empty(len(centres), dtype=np.bool_)
+    half = (scale - 1) / 2
+    limit = np.float32(reach + scale)
+    for i in range(len(centres)):
+        ix = min(max(int(np.rint((centres[i, 0] - half) / scale)), 0), w - 1)
+        iy = min(max(int(np.rint((centres[i, 1] - half) / scale)), 0), h - 1)
+        out[i] = clear[iy, ix] * np.float32(scale) <= limit
+    return out
 
 
 @njit(cache=True, nogil=True)
