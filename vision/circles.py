@@ -29,6 +29,7 @@ from vision.outline import (
     ray_maps,
     ray_weights,
 )
+from vision.votes import local_maxima
 
 _ANGLES = 48
 _STEP_PX = 0.5
@@ -65,12 +66,8 @@ class CircleFit:
 def peaks(acc: np.ndarray, minimum: np.ndarray, spacing: int) -> np.ndarray:
     """Local maxima of a vote map above a per-pixel minimum, (n, 2) as (x, y), strongest first."""
     smooth = cv2.GaussianBlur(acc, (3, 3), 0.8)
-    dilated = cv2.dilate(smooth, np.ones((spacing, spacing), np.uint8))
-    top = cv2.bitwise_and(
-        cv2.compare(smooth, dilated, cv2.CMP_GE), cv2.compare(smooth, minimum, cv2.CMP_GT)
-    )
-    ys, xs = np.nonzero(top)
-    order = np.argsort(-smooth[ys, xs])
+    ys, xs, values = local_maxima(smooth, np.ascontiguousarray(minimum, np.float32), spacing)
+    order = np.argsort(-values)
     return np.column_stack((xs[order], ys[order])).astype(np.float64)
 
 

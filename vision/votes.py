@@ -78,6 +78,45 @@ def edge_votes(
     return acc
 
 
+@njit(cache=True, nogil=True)
+def local_maxima(
+    smooth: np.ndarray, minimum: np.ndarray, spacing: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pixels of a (smoothed) vote map that are the greatest within a ``spacing``-wide
+    square around them (`cv2.dilate`'s, the map's edge not extended) and above their own
+    ``minimum``: rows, columns and values, row by row.
+
+    Args:
+        smooth: (h, w) float32 vote map.
+        minimum: (h, w) float32 each pixel's least value for a peak.
+        spacing: The square's side, pixels.
+    """
+    h, w = smooth.shape
+    lo = spacing // 2
+    hi = spacing - 1 - lo
+    ys = np.empty(h * w, np.int64)
+    xs = np.empty(h * w, np.int64)
+    values = np.empty(h * w, np.float32)
+    m = 0
+    for y in range(h):
+        for x in range(w):
+            v = smooth[y, x]
+            if not v > minimum[y, x]:
+                continue
+            top = True
+            for yy in range(max(y - lo, 0), min(y + hi, h - 1) + 1):
+                for xx in range(max(x - lo, 0), min(x + hi, w - 1) + 1):
+                    if smooth[yy, xx] > v:
+                        top = False
+                        break
+                if not top:
+                    break
+            if top:
+                ys[m], xs[m], values[m] = y, x, v
+                m += 1
+    return ys[:m], xs[:m], values[:m]
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _reflect(p: int, size: int) -> int:
     """A pixel index past an edge reflected back, the edge pixel not repeated (OpenCV's
