@@ -48,6 +48,7 @@ from vision.regions import Rect, changed_pixels, changed_rects, inside, merge, o
 from vision.streaks import StreakReader, signed
 from vision.table_view import SCALE, TableView
 from vision.votes import edge_votes
+from vision.warm import warm_up
 
 log = logging.getLogger(__name__)
 
@@ -129,6 +130,7 @@ class BallDetector:
         colours: ColourModel | None = None,
         balls: Collection[BallId] | None = None,
     ) -> None:
+        warm_up()
         self.calibration = calibration
         # A ball the game does not use is never named: in a 9-ball rack the 12 (purple stripe)
         # would otherwise steal the 4 turned cap-down.

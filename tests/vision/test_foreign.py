@@ -1,10 +1,12 @@
-"""Foreign pixels: the cloth's shades stay cloth, a ball's colours, white and black do not."""
+"""Foreign pixels: the cloth's shades stay cloth, a ball's colours, white and black do not; a
+disc's cover is the mean foreign weight on it."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from vision.foreign import ClothContrast
+from vision.occluders import _disc_means
 
 _CLOTH = (110.0, 140.0, 40.0)  # BGR of a blue-green cloth
 
@@ -51,3 +53,17 @@ def test_a_rectangle_written_in_place_is_the_patch_read_alone() -> None:
     outside[y0:y1, x0:x1] = False
     assert (mask[outside] == 7).all() and (weight[outside] == -1.0).all()
     assert 0 < np.count_nonzero(alone_mask) < alone_mask.size
+
+
+def test_a_discs_cover_is_the_mean_weight_of_the_grid_pixels_within_it() -> None:
+    rng = np.random.default_rng(9)
+    grid = rng.random((40, 50)).astype(np.float32)
+    grid[grid < 0.6] = 0.0
+    centres = np.array([[10.3, 12.7], [0.5, 39.2], [49.9, 20.0], [-30.0, -30.0]])
+    radii = np.array([4.2, 5.0, 3.1, 2.0])
+    yy, xx = np.mgrid[0:40, 0:50]
+    want = []
+    for (cx, cy), r in zip(centres, radii, strict=True):
+        inside = (xx - cx) ** 2 + (yy - cy) ** 2 <= r * r
+        want.append(grid[inside].astype(np.float64).mean() if inside.any() else 0.0)
+    np.testing.assert_allclose(_disc_means(grid, centres, radii), want, rtol=1e-12)
