@@ -240,17 +240,18 @@ class BallDetector:
         on_kept = [(k.centre_px, k.radius_px) for k in kept]
         candidates = [(s, r) for s, r in candidates if not _near(s, on_kept)]
         found = self._circles(image, candidates)
-        found = [
-            b
-            for b in found
-            if any(inside(_working(b.centre_px), r) for r in rects)
-            and not _near(b.centre_px, on_kept)
+        # Each ball in the (separate) rectangle it was found in, none outside them all.
+        where = _rect_of([b.centre_px for b in found], rects)
+        placed = [
+            (b, k)
+            for b, k in zip(found, where, strict=True)
+            if k >= 0 and not _near(b.centre_px, on_kept)
         ]
         found = [
             b
-            for rect in rects
+            for k, rect in enumerate(rects)
             for b in self._streaks.deblur(
-                [b for b in found if inside(_working(b.centre_px), rect)],
+                [b for b, at in placed if at == k],
                 rect,
                 self._mask,
                 self._weight,
@@ -482,6 +483,7 @@ class BallDetector:
         starts = [s for s, _ in candidates]
         expected = [r for _, r in candidates]
         found: list[FoundBall] = []
+        taken: list[tuple[np.ndarray, float]] = []  # each ball kept, and how near is too near
         fits = circles.fit_circles(
             image,
             np.array(starts),
@@ -498,13 +500,14 @@ class BallDetector:
                 continue
             if np.hypot(*(fit.centre - start)) > 0.6 * r:
                 continue
-            if _near(fit.centre, [(b.centre_px, 1.5 * b.radius_px) for b in found]):
+            if _near(fit.centre, taken):
                 continue
             if not on(self.view.bed, self.view.to_working(fit.centre)) and not self._lit(
                 image, fit.centre, r
             ):
                 continue  # the dark hole of a pocket, not a ball in its jaws
             found.append(FoundBall(fit.centre, fit.radius, fit.support, fit.residual))
+            taken.append((fit.centre, 1.5 * fit.radius))
         return found
 
     def _silhouettes(self, pixels: np.ndarray) -> np.ndarray:
@@ -591,6 +594,19 @@ def _travel_px(ball: FoundBall) -> float:
     return (
         math.hypot(float(ball.blur_mm[0]), float(ball.blur_mm[1])) * ball.radius_px / BALL_RADIUS_MM
     )
+
+
+def _rect_of(pixels: list[np.ndarray], rects: list[Rect]) -> list[int]:
+    """For each full-resolution point, the index of the first rectangle (working grid) it lies
+    in, -1 for none: all points against all rectangles in one step."""
+    if not pixels:
+        return []
+    half = (SCALE - 1) / 2
+    w = (np.array(pixels, dtype=np.float64).reshape(-1, 2) - half) / SCALE
+    r = np.array(rects, dtype=np.float64).reshape(-1, 4)
+    x, y = w[:, 0:1], w[:, 1:2]
+    hit = (r[:, 0] <= x) & (x < r[:, 2]) & (r[:, 1] <= y) & (y < r[:, 3])
+    return np.where(hit.any(axis=1), hit.argmax(axis=1), -1).tolist()
 
 
 def _working(p: np.ndarray) -> tuple[float, float]:

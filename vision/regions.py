@@ -86,20 +86,39 @@ def changed_rects(changed: np.ndarray, radius_max: float) -> list[Rect]:
 
 def merge(rects: list[Rect]) -> list[Rect]:
     """Overlapping rectangles merged into their bounding rectangles, until none overlap."""
-    out = [tuple(int(v) for v in r) for r in rects]
+    if len(rects) < 2:
+        return [tuple(int(v) for v in r) for r in rects]
+    merged = _merge(np.array(rects, dtype=np.int64).reshape(-1, 4))
+    return [tuple(r) for r in merged.tolist()]
+
+
+@njit(cache=True, nogil=True)
+def _merge(rects: np.ndarray) -> np.ndarray:
+    """`merge` in a compiled loop, in the same order (each rectangle joins the first one kept
+    so far that it overlaps; passes repeat until one joins none), so the same rectangles."""
+    out = rects.copy()
+    n = len(out)
     merged = True
     while merged:
         merged = False
-        done: list[Rect] = []
-        for a in out:
-            for k, b in enumerate(done):
-                if overlaps(a, b):
-                    done[k] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+        done = np.empty_like(out)
+        m = 0
+        for i in range(n):
+            a = out[i]
+            for k in range(m):
+                b = done[k]
+                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                    done[k, 0] = min(a[0], b[0])
+                    done[k, 1] = min(a[1], b[1])
+                    done[k, 2] = max(a[2], b[2])
+                    done[k, 3] = max(a[3], b[3])
                     merged = True
                     break
             else:
-                done.append(a)
-        out = done
+                done[m] = a
+                m += 1
+        out = done[:m].copy()
+        n = m
     return out
 
 
