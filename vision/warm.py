@@ -13,7 +13,8 @@ import time
 
 import numpy as np
 
-from vision import circles, discs, regions, votes
+from calibration.colour import default_colour_model
+from vision import circles, discs, identity, regions, votes
 from vision.foreign import ClothContrast
 from vision.occluders import _disc_means
 from vision.table_view import _bilinear
@@ -46,7 +47,11 @@ def warm_up() -> None:
         image, (0, 0, 24, 24), np.zeros((24, 24), np.uint8), np.zeros((24, 24), np.float32)
     )
     regions.changed_pixels(image, image, mask, 36.0)
-    discs.disc_arrays(image, np.array([[12.0, 12.0]]), np.array([5.0]), (150.0, 120.0, 130.0))
+    regions.merge([(0, 0, 2, 2), (1, 1, 3, 3)])
+    disc, ring, band = discs.disc_arrays(
+        image, np.array([[12.0, 12.0]]), np.array([5.0]), (150.0, 120.0, 130.0)
+    )
+    identity.likelihoods_of(disc, default_colour_model((150.0, 120.0, 130.0)), ring, band)
     _disc_means(grid, np.array([[12.0, 12.0]]), np.array([3.0]))
     _bilinear(np.zeros((4, 4, 2), np.float32), np.array([[1.0, 1.0]]), 0.5, 2)
     _READY = True

@@ -6,10 +6,10 @@ from __future__ import annotations
 from rules.balls import BallId
 from tests.vision import scenes
 from tests.vision.test_detector import CALIBRATION, CAMERA
-from vision import discs, foreign, occluders, outline, regions, table_view, votes
+from vision import discs, foreign, identity, occluders, outline, regions, table_view, votes
 from vision.detector import BallDetector
 
-_MODULES = (outline, votes, foreign, regions, discs, occluders, table_view)
+_MODULES = (outline, votes, foreign, regions, discs, identity, occluders, table_view)
 
 
 def _signatures() -> dict[str, int]:
@@ -35,6 +35,7 @@ def test_following_frames_compile_nothing_after_the_detector_is_built() -> None:
     ready = _signatures()
     # The loops the detector calls (those called only from other loops are compiled in them).
     entry = ("outline_pass", "edge_votes", "local_maxima", "_foreign", "_changed", "_tally")
+    entry += ("_likelihood_rows", "_merge", "_bilinear", "_disc_means_of")
     assert all(ready[k] for k in ready if k.rsplit(".", 1)[1] in entry)
     still = {b: (0.0, 0.0) for b in balls}
     for i in range(4):
