@@ -299,25 +299,22 @@ class BallDetector:
         place to be searched again."""
         self._frames += 1
         now = [(b.centre_px, 1.5 * b.radius_px) for b in balls]
+        frames = self._frames
+        lost = [(c, r, since) for c, r, since in self._lost if frames - since <= LOST_LOOK_FRAMES]
+        # Places found again (a ball now near): all against all, in one step.
         lost = [
-            (c, r, since)
-            for c, r, since in self._lost
-            if self._frames - since <= LOST_LOOK_FRAMES and not _near(c, now)
+            entry
+            for entry, found in zip(lost, _near_any([c for c, _, _ in lost], now), strict=True)
+            if not found
         ]
         before = self._balls + self._streaks_seen
         if not before:
             self._lost = lost
             return
-        # Each ball of the last frame against every ball now, in one step (a ball may have
-        # gone on by a few streaks' lengths).
-        went_on = np.array([_travel_px(b) * _EXPOSURES_PER_FRAME for b in before])
-        if now:
-            centres = np.array([c for c, _ in now])
-            reach = np.array([d for _, d in now])[None, :] + went_on[:, None]
-            gap = np.array([b.centre_px for b in before])[:, None, :] - centres[None, :, :]
-            seen = (np.hypot(gap[..., 0], gap[..., 1]) < reach).any(axis=1)
-        else:
-            seen = np.zeros(len(before), dtype=bool)
+        # Each ball of the last frame against every ball now (it may have gone on by a few
+        # streaks' lengths).
+        went_on = [_travel_px(b) * _EXPOSURES_PER_FRAME for b in before]
+        seen = _near_any([b.centre_px for b in before], now, went_on)
         for b, found in zip(before, seen, strict=True):
             if not found and not _near(b.centre_px, [(c, r) for c, r, _ in lost]):
                 lost.append((b.centre_px, b.radius_px, self._frames))
@@ -616,21 +613,35 @@ def _working(p: np.ndarray) -> tuple[float, float]:
 
 
 class _Apart:
-    """Points kept so far, asked whether a new one comes near any (greedy spacing)."""
+    """Points kept so far, asked whether a new one comes near any (greedy spacing). Plain
+    floats: a frame keeps a few dozen at most, where numpy's set-up would cost more than the
+    arithmetic."""
 
     def __init__(self) -> None:
-        self._xy = np.empty((64, 2))
-        self._n = 0
+        self._xy: list[tuple[float, float]] = []
 
     def near(self, p: np.ndarray, distance: float) -> bool:
-        d = self._xy[: self._n] - p
-        return bool(((d[:, 0] ** 2 + d[:, 1] ** 2) < distance * distance).any())
+        x, y, limit = float(p[0]), float(p[1]), distance * distance
+        return any((a - x) ** 2 + (b - y) ** 2 < limit for a, b in self._xy)
 
     def add(self, p: np.ndarray) -> None:
-        if self._n == len(self._xy):
-            self._xy = np.concatenate((self._xy, np.empty_like(self._xy)))
-        self._xy[self._n] = p
-        self._n += 1
+        self._xy.append((float(p[0]), float(p[1])))
+
+
+def _near_any(
+    points: list[np.ndarray],
+    discs: list[tuple[np.ndarray, float]],
+    more: list[float] | None = None,
+) -> list[bool]:
+    """`_near` of many points at once (each point's distances grown by its ``more``)."""
+    if not points or not discs:
+        return [False] * len(points)
+    centres = np.array([c for c, _ in discs], dtype=np.float64).reshape(-1, 2)
+    reach = np.array([d for _, d in discs], dtype=np.float64)[None, :]
+    if more is not None:
+        reach = reach + np.array(more, dtype=np.float64)[:, None]
+    gap = np.array(points, dtype=np.float64).reshape(-1, 2)[:, None, :] - centres[None, :, :]
+    return (np.hypot(gap[..., 0], gap[..., 1]) < reach).any(axis=1).tolist()
 
 
 def _near(p: np.ndarray, discs: list[tuple[np.ndarray, float]]) -> bool:
