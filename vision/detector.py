@@ -18,6 +18,12 @@ Per frame:
    (anything else big: an arm, a cue), reported as polygons in table mm (`vision.streaks`,
    `vision.occluders`).
 5. Identity from colour (`vision.identity`), then the frame-wide assignment.
+
+The loops over pixels and over balls (the change mask, the foreign test, the edge votes and
+their peaks, the outline fit, the colour tallies and likelihoods, small geometry) are compiled
+with numba, each the same arithmetic as the array expressions it replaced: a rolling frame was
+a couple of thousand small numpy steps, each costing more to set up than its arithmetic. They
+are made ready when the first detector is built (`vision.warm`).
 """
 
 from __future__ import annotations
