@@ -24,6 +24,7 @@ import numpy as np
 from vision.outline import (
     MIN_RAYS,
     ellipse_design,
+    fit_quality,
     near_edges,
     outline_pass,
     ray_maps,
@@ -168,9 +169,7 @@ def fit_circles(
         )
         if it > 0 and moved < 0.05:
             break
-    count = good.sum(axis=1)
-    support = (good & (err < 1.2)).sum(axis=1) / _ANGLES
-    residual = np.sqrt((err * err * good).sum(axis=1) / np.maximum(count, 1))
+    count, support, residual = fit_quality(err, good)
     fits = []
     for i in range(n):
         if count[i] < MIN_RAYS:

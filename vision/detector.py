@@ -516,9 +516,7 @@ class BallDetector:
     def _silhouettes(self, pixels: np.ndarray) -> np.ndarray:
         """The expected outline ellipses (`TableView.silhouette`) of balls centred at
         full-resolution pixels, (n, 3)."""
-        w = np.rint(self.view.to_working(pixels)).astype(np.int64)
-        gw, gh = self.view.size
-        return self.view.silhouette[np.clip(w[:, 1], 0, gh - 1), np.clip(w[:, 0], 0, gw - 1)]
+        return self.view.silhouettes(pixels)
 
     def _lit(self, image: np.ndarray, centre: np.ndarray, radius: float) -> bool:
         """Whether a disc has the light of a ball (a highlight at least), not a pocket's dark."""

@@ -369,3 +369,23 @@ def _sort(values: np.ndarray) -> None:
             values[j + 1] = values[j]
             j -= 1
         values[j + 1] = v
+
+
+@njit(cache=True, nogil=True)
+def fit_quality(err: np.ndarray, good: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per candidate: how many rays agree with its fit, the share of rays within 1.2 pixels
+    of it, and the RMS distance of the agreeing rays (numpy's summation order)."""
+    n, angles = err.shape
+    count = np.zeros(n, np.int64)
+    support = np.empty(n)
+    residual = np.empty(n)
+    squares = np.empty(angles)
+    for i in range(n):
+        close = 0
+        for a in range(angles):
+            count[i] += good[i, a]
+            close += good[i, a] and err[i, a] < 1.2
+            squares[a] = err[i, a] * err[i, a] if good[i, a] else 0.0
+        support[i] = close / angles
+        residual[i] = math.sqrt(_pairwise_sum(squares) / max(count[i], 1))
+    return count, support, residual

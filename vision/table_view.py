@@ -95,6 +95,12 @@ class TableView:
         pixels = np.ascontiguousarray(pixels, dtype=np.float64).reshape(-1, 2)
         return _bilinear(self.table_xy, pixels, (SCALE - 1) / 2, SCALE)
 
+    def silhouettes(self, pixels: np.ndarray) -> np.ndarray:
+        """The expected outline ellipses (`silhouette`) of balls centred at full-resolution
+        pixels, (n, 3): the working pixel nearest each, clamped to the grid."""
+        pixels = np.ascontiguousarray(pixels, dtype=np.float64).reshape(-1, 2)
+        return _nearest(self.silhouette, pixels, (SCALE - 1) / 2, SCALE)
+
     def ball_xy(self, pixels: np.ndarray) -> np.ndarray:
         """Table mm of ball centres seen at full-resolution pixels, (n, 2): `plane_xy` when the
         lookup agrees with the camera model (`lookup_error_mm`), else the model itself (a lens
@@ -130,6 +136,19 @@ def _bilinear(grid: np.ndarray, pixels: np.ndarray, half: float, scale: int) -> 
             top = c00 * (1 - fx) + c01 * fx
             bottom = c10 * (1 - fx) + c11 * fx
             out[i, k] = top * (1 - fy) + bottom * fy
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _nearest(grid: np.ndarray, pixels: np.ndarray, half: float, scale: int) -> np.ndarray:
+    """A working-grid map's values (float32, k per pixel) at the working pixel nearest each
+    full-resolution pixel, clamped to the grid, (n, k)."""
+    gh, gw, k = grid.shape
+    out = np.empty((len(pixels), k), np.float32)
+    for i in range(len(pixels)):
+        x = min(max(int(np.rint((pixels[i, 0] - half) / scale)), 0), gw - 1)
+        y = min(max(int(np.rint((pixels[i, 1] - half) / scale)), 0), gh - 1)
+        out[i] = grid[y, x]
     return out
 
 

@@ -17,7 +17,7 @@ from calibration.colour import default_colour_model
 from vision import circles, discs, identity, regions, votes
 from vision.foreign import ClothContrast
 from vision.occluders import _disc_means
-from vision.table_view import _bilinear
+from vision.table_view import _bilinear, _nearest
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +54,7 @@ def warm_up() -> None:
     identity.likelihoods_of(disc, default_colour_model((150.0, 120.0, 130.0)), ring, band)
     _disc_means(grid, np.array([[12.0, 12.0]]), np.array([3.0]))
     _bilinear(np.zeros((4, 4, 2), np.float32), np.array([[1.0, 1.0]]), 0.5, 2)
+    _nearest(np.zeros((4, 4, 3), np.float32), np.array([[1.0, 1.0]]), 0.5, 2)
     _READY = True
     took = time.perf_counter() - started
     log.log(logging.INFO if took > 2.0 else logging.DEBUG, "vision loops ready in %.1f s", took)
