@@ -57,6 +57,7 @@ from railbird.live import LiveLoop, LiveStats, LiveUpdate
 from railbird.replay import pocket_signals
 from rules.events import ShotEvent
 from rules.referee import Referee
+from vision.warm import warm_up
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +106,7 @@ class LiveRun:
 
 def play_live(recording: Recording, game: str = "9-ball") -> LiveRun:
     """Play ``recording`` to a live loop in real time, with the simulated sensors on a pty."""
+    warm_up()  # start-up work (the compiled vision loops), before the session's clock runs
     truth = recording.run.truth
     start = truth.start_time
     frames = recording.reader()
@@ -169,6 +171,7 @@ class CoreClock:
 
 def play_modelled(recording: Recording, game: str = "9-ball") -> LiveRun:
     """Play ``recording`` to a live loop on a modelled dedicated core (see `CoreClock`)."""
+    warm_up()  # start-up work (the compiled vision loops), before the session's clock runs
     truth = recording.run.truth
     clock = CoreClock(truth.start_time)
     calibration = recording.calibration()

@@ -1,8 +1,17 @@
-"""Test-wide policy: tests that need a real device run only when asked for."""
+"""Test-wide policy: tests that need a real device run only when asked for; vision's compiled
+loops are made ready once, before any test (the first run after a checkout compiles them, about
+20 s, which must not land inside a test that times a live loop)."""
 
 from __future__ import annotations
 
 import pytest
+
+from vision.warm import warm_up
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _vision_loops_ready() -> None:
+    warm_up()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

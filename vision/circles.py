@@ -1,14 +1,16 @@
 """Ball outlines of a known size: candidate centres by gradient voting, then a sub-pixel fit.
 
 Every ball is a circle of a radius the camera model predicts at that place, so each edge pixel
-votes for the two points one radius away along its gradient (Hough with the radius known). Balls
-frozen together keep most of their outline (their shaded rims meet in a dark crease), so a full
-rack gives fifteen clean peaks where a blob or a distance transform would see one lump.
+votes for the two points one radius away along its gradient (Hough with the radius known,
+`vision.votes`). Balls frozen together keep most of their outline (their shaded rims meet in a
+dark crease), so a full rack gives fifteen clean peaks where a blob or a distance transform
+would see one lump.
 
 Each candidate is then fitted at full resolution: the image is unrolled around it in polar
 coordinates (one `cv2.remap` for all candidates), the outline is the strongest radial colour
 step near the expected radius on each ray, and ``r(theta) = R + dx cos(theta) + dy sin(theta)``
-is solved by robust least squares for the centre offset and the radius.
+is solved by robust least squares for the centre offset and the radius (every candidate in one
+compiled loop a pass, `vision.outline`).
 """
 
 from __future__ import annotations
@@ -19,14 +21,23 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.outline import (
+    MIN_RAYS,
+    ellipse_design,
+    fit_quality,
+    near_edges,
+    outline_pass,
+    ray_maps,
+    ray_weights,
+)
+from vision.votes import local_maxima
+
 _ANGLES = 48
 _STEP_PX = 0.5
 _COS = np.cos(np.arange(_ANGLES) * (2 * math.pi / _ANGLES))
 _SIN = np.sin(np.arange(_ANGLES) * (2 * math.pi / _ANGLES))
 _DESIGN = np.column_stack((np.ones(_ANGLES), _COS, _SIN))
 """Each ray's row of r(theta) = R + dx cos(theta) + dy sin(theta)."""
-_OUTER = (_DESIGN[:, :, None] * _DESIGN[:, None, :]).reshape(_ANGLES, 9)
-_RIDGE = np.eye(3) * 1e-9
 RADIUS_PRIOR_RAYS = 12.0
 """How many rays' worth of weight the camera model's expected radius has in each fit. The
 model knows a ball's size there to a few per cent (fitted radii: median 0.998 of it, 98 % within
@@ -53,60 +64,11 @@ class CircleFit:
     residual: float
 
 
-def edge_directions(small: np.ndarray, roi: np.ndarray, threshold: float) -> tuple[np.ndarray, ...]:
-    """Edge pixels of a colour image and their gradient directions (Di Zenzo's colour gradient).
-
-    Returns:
-        ys, xs, cos, sin, strength of every pixel whose colour gradient exceeds ``threshold``
-        inside ``roi``.
-    """
-    gx = cv2.Sobel(small, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(small, cv2.CV_32F, 0, 1, ksize=3)
-    # Sobel of whole-number pixels gives whole numbers, and six squares of them stay well
-    # within float32's exact integers: summed in any order, the energy is the same.
-    energy = cv2.transform(gx * gx + gy * gy, np.ones((1, 3), np.float32))
-    # The tests in OpenCV (one pass each, no boolean temporaries): the same pixels.
-    edges = cv2.bitwise_and(cv2.compare(energy, threshold * threshold, cv2.CMP_GT), roi)
-    ys, xs = np.nonzero(edges)
-    if len(ys) == 0:
-        empty = np.zeros(0, dtype=np.float32)
-        return ys, xs, empty, empty, empty
-    gxs, gys = gx[ys, xs], gy[ys, xs]
-    a = (gxs * gxs).sum(axis=1)
-    b = (gys * gys).sum(axis=1)
-    c = (gxs * gys).sum(axis=1)
-    theta = 0.5 * np.arctan2(2 * c, a - b)
-    return ys, xs, np.cos(theta), np.sin(theta), np.sqrt(energy[ys, xs])
-
-
-def vote(
-    shape: tuple[int, int],
-    ys: np.ndarray,
-    xs: np.ndarray,
-    cos: np.ndarray,
-    sin: np.ndarray,
-    radius: np.ndarray,
-) -> np.ndarray:
-    """Accumulate each edge pixel's votes one radius away on both sides, (h, w) float32."""
-    h, w = shape
-    r = radius[ys, xs]
-    # Both sides' votes in one count (whole numbers: the same map as two counts added).
-    vx = np.round(np.concatenate((xs + r * cos, xs - r * cos))).astype(np.int64)
-    vy = np.round(np.concatenate((ys + r * sin, ys - r * sin))).astype(np.int64)
-    ok = (vx >= 0) & (vx < w) & (vy >= 0) & (vy < h)
-    acc = np.bincount(vy[ok] * w + vx[ok], minlength=h * w)
-    return acc.reshape(h, w).astype(np.float32)
-
-
 def peaks(acc: np.ndarray, minimum: np.ndarray, spacing: int) -> np.ndarray:
     """Local maxima of a vote map above a per-pixel minimum, (n, 2) as (x, y), strongest first."""
     smooth = cv2.GaussianBlur(acc, (3, 3), 0.8)
-    dilated = cv2.dilate(smooth, np.ones((spacing, spacing), np.uint8))
-    top = cv2.bitwise_and(
-        cv2.compare(smooth, dilated, cv2.CMP_GE), cv2.compare(smooth, minimum, cv2.CMP_GT)
-    )
-    ys, xs = np.nonzero(top)
-    order = np.argsort(-smooth[ys, xs])
+    ys, xs, values = local_maxima(smooth, np.ascontiguousarray(minimum, np.float32), spacing)
+    order = np.argsort(-values)
     return np.column_stack((xs[order], ys[order])).astype(np.float64)
 
 
@@ -150,10 +112,10 @@ def fit_circles(
         return []
     cos, sin = _COS, _SIN
     if shape is None:
-        design = np.broadcast_to(_DESIGN, (n, _ANGLES, 3))
-        outer = np.broadcast_to(_OUTER, (n, _ANGLES, 9))
+        design = np.ascontiguousarray(np.broadcast_to(_DESIGN, (n, _ANGLES, 3)))
     else:
-        design, outer, exp = _ellipse_design(np.asarray(shape, dtype=np.float64).reshape(-1, 3))
+        form = np.ascontiguousarray(shape, dtype=np.float64).reshape(-1, 3)
+        design, exp = ellipse_design(form, _COS, _SIN)
     # Each ray's expected outline radius, (n, angles).
     ray_exp = design[:, :, 0] * exp[:, None]
     max_r = 1.4 * float(ray_exp.max())
@@ -165,69 +127,52 @@ def fit_circles(
     k_hi = min(math.ceil(1.32 * float(ray_exp.max()) / step_px) + 3, bins - 1)
     radii = np.arange(k_lo, k_hi) * step_px
     rho = np.arange(k_lo - 1, k_hi + 1) * step_px
-    # Each ray's sample offsets (x, y): one two-channel map for all candidates' rays.
+    # Each ray's sample offsets (x, y).
     ray = np.stack((cos[:, None] * rho[None, :], sin[:, None] * rho[None, :]), axis=-1)
     ray = ray.astype(np.float32)
-    rel = radii[None, None, :] / ray_exp[:, :, None]
-    prior = np.exp(-0.5 * ((rel - 1.0) / 0.12) ** 2).astype(np.float32)
-    wide = ((rel > 0.72) & (rel < 1.32)).astype(np.float32)
-    narrow = ((rel > 0.88) & (rel < 1.1)).astype(np.float32)
     # A fit that moves its centre further than 0.6 of a radius is not taken.
     reach = float(rho[-1]) + 0.6 * float(exp.max()) + 1.0
     near_edge = _near_edge(c, reach, allowed, scale, clear)
-    near_rays = np.repeat(near_edge, _ANGLES) if near_edge is not None else None
-    rays = np.arange(n * _ANGLES)
+    if near_edge is None:
+        near_edge = np.zeros(n, dtype=bool)
+    near_rays = np.repeat(near_edge, _ANGLES)
+    prior, wide, narrow = ray_weights(design, exp, radii)
+    inside = np.ones_like(prior)
     fit_r = exp.copy()
     err = np.zeros((n, _ANGLES))
     good = np.zeros((n, _ANGLES), dtype=bool)
+    maps = np.empty((n * _ANGLES, len(rho), 2), np.float32)
+    ray_maps(c, ray, maps)
     for it in range(iterations + 1):
         # All candidates' rays in one remap: (n * angles) rows of samples along each ray.
-        maps = (c.astype(np.float32)[:, None, None, :] + ray[None]).reshape(n * _ANGLES, -1, 2)
         polar = cv2.remap(image, maps, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-        polar = polar.astype(np.float32).reshape(n, _ANGLES, len(rho), -1)
-        step = polar[:, :, 2:] - polar[:, :, :-2]
-        steps = np.einsum("nabc,nabc->nab", step, step) * prior
-        if near_edge is not None and near_edge.any():
+        if near_edge.any():
             # Only the candidates near a cushion: the rest lie wholly where outlines may be.
-            steps[near_edge] *= _inside(allowed, scale, maps[near_rays], steps[near_edge].shape)
-        energy = steps * (narrow if it else wide)
-        peak = energy.max(axis=2, keepdims=True)
-        # The outline is the outermost strong step on each ray (a local maximum, inner
-        # samples only): a stripe's cap or a number disc can be stronger, but it is never
-        # outside (the first pass takes the strongest). A maximum is one of the steps
-        # themselves, not of the band cut from them: where the band ends on a step still
-        # rising toward an outline beyond it (the centre still a few pixels off), its last
-        # sample is no outline, and taking it held the circle where it was.
-        inner = steps[..., 1:-1]
-        strong = (inner >= steps[..., :-2]) & (inner >= steps[..., 2:])
-        strong &= (energy[..., 1:-1] >= (0.35 if it else 1.0) * peak) & (peak > 0)
-        last = energy.shape[2] - 1
-        k = np.where(strong.any(axis=2), last - 1 - np.argmax(strong[..., ::-1], axis=2), 1)
-        # The step at the outline and its two neighbours, ray by ray.
-        flat, kk = energy.reshape(n * _ANGLES, -1), k.reshape(-1)
-        e0, e1, e2 = (flat[rays, kk + d].reshape(n, _ANGLES) for d in (-1, 0, 1))
-        denom = e0 - 2 * e1 + e2
-        curved = denom < 0
-        offset = np.where(curved, 0.5 * (e0 - e2) / np.where(curved, denom, -1.0), 0.0)
-        r = radii[k] + np.minimum(np.maximum(offset, -1), 1) * step_px
-        good = (e1 > 0.15 * _median_rows(e1)) & (e1 > 0)
-        sol = np.zeros((n, 3))
-        for _ in range(2):
-            sol = _weighted_fit(design, outer, r, good, exp)
-            err = np.abs(np.matmul(design, sol[:, :, None])[..., 0] - r)
-            keep = good & (err < np.maximum(1.0, 2.5 * _masked_median(err, good))[:, None])
-            good = np.where((keep.sum(axis=1) >= 8)[:, None], keep, good)
-        fit_r = sol[:, 0]
-        moved = np.hypot(sol[:, 1], sol[:, 2])
-        c = c + np.where(good.sum(axis=1, keepdims=True) >= 8, sol[:, 1:], 0.0)
-        if it > 0 and moved.max() < 0.05:
+            inside[near_edge] = _inside(allowed, scale, maps[near_rays], inside[near_edge].shape)
+        # The outline on each ray and the robust fit (`vision.outline`), and the next pass's
+        # sample points.
+        c, fit_r, err, good, moved = outline_pass(
+            polar.reshape(n * _ANGLES, len(rho), 3),
+            prior,
+            wide if it == 0 else narrow,
+            inside,
+            near_edge,
+            it == 0,
+            radii,
+            step_px,
+            design,
+            exp,
+            c,
+            RADIUS_PRIOR_RAYS,
+            ray,
+            maps,
+        )
+        if it > 0 and moved < 0.05:
             break
-    count = good.sum(axis=1)
-    support = (good & (err < 1.2)).sum(axis=1) / _ANGLES
-    residual = np.sqrt((err * err * good).sum(axis=1) / np.maximum(count, 1))
+    count, support, residual = fit_quality(err, good)
     fits = []
     for i in range(n):
-        if count[i] < 8:
+        if count[i] < MIN_RAYS:
             fits.append(CircleFit(c[i], float(exp[i]), float(exp[i]), 0.0, math.inf))
         else:
             fits.append(
@@ -252,20 +197,7 @@ def _near_edge(
         return None
     if clear is None:
         return np.ones(len(centres), dtype=bool)
-    h, w = clear.shape[:2]
-    ix = np.clip(((centres[:, 0] - (scale - 1) / 2) / scale).round().astype(np.int64), 0, w - 1)
-    iy = np.clip(((centres[:, 1] - (scale - 1) / 2) / scale).round().astype(np.int64), 0, h - 1)
-    return clear[iy, ix] * scale <= reach + scale
-
-
-def _median_rows(values: np.ndarray) -> np.ndarray:
-    """Each row's median, (n, 1) (`np.median` along axis 1, without its overhead)."""
-    m = values.shape[1]
-    half = m // 2
-    if m % 2:
-        return np.partition(values, half, axis=1)[:, half : half + 1]
-    part = np.partition(values, (half - 1, half), axis=1)
-    return 0.5 * (part[:, half - 1 : half] + part[:, half : half + 1])
+    return near_edges(centres, reach, np.ascontiguousarray(clear, dtype=np.float32), scale)
 
 
 def _inside(
@@ -278,63 +210,11 @@ def _inside(
     return (inside > 0).reshape(shape).astype(np.float32)
 
 
-def _masked_median(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Median of each row's masked values (0 for an empty row), without a Python loop."""
-    ordered = np.sort(np.where(mask, values, np.inf), axis=1)
-    count = mask.sum(axis=1)
-    every = np.arange(len(values))
-    lo = ordered[every, np.maximum((count - 1) // 2, 0)]
-    hi = ordered[every, np.minimum(count // 2, values.shape[1] - 1)]
-    return np.where(count > 0, 0.5 * (lo + hi), 0.0)
-
-
-def _weighted_fit(
-    design: np.ndarray,
-    outer: np.ndarray,
-    r: np.ndarray,
-    good: np.ndarray,
-    expected: np.ndarray,
-) -> np.ndarray:
-    """Per row, least squares of r(theta) = R s(theta) + dx cos + dy sin over the good rays,
-    (n, 3), with R drawn toward the expected radius (`RADIUS_PRIOR_RAYS`).
-
-    ``design`` holds each candidate's rays' rows (s, cos, sin), (n, angles, 3), and ``outer``
-    each row's outer product with itself, flattened (n, angles, 9).
-    """
-    w = good.astype(np.float64)
-    # Batched matrix products: einsum's set-up outweighs the work on a few candidates.
-    ata = np.matmul(w[:, None, :], outer).reshape(-1, 3, 3) + _RIDGE
-    atb = np.matmul((w * r)[:, None, :], design)[:, 0, :]
-    ata[:, 0, 0] += RADIUS_PRIOR_RAYS
-    atb[:, 0] += RADIUS_PRIOR_RAYS * expected
-    return np.linalg.solve(ata, atb[..., None])[..., 0]
-
-
 def mean_radii(shape: np.ndarray) -> np.ndarray:
     """(n,) the mean radius of each outline ellipse ``shape`` (n, 3) (see `fit_circles`): the
     size `fit_circles` reports for a ball of that outline."""
-    return _ray_radii(np.asarray(shape, dtype=np.float64).reshape(-1, 3)).mean(axis=1)
-
-
-def _ray_radii(shape: np.ndarray) -> np.ndarray:
-    """(n, angles) each ellipse's radius along each ray."""
-    a, b, c = shape[:, 0:1], shape[:, 1:2], shape[:, 2:3]
-    along = a * _COS**2 + 2 * b * _COS * _SIN + c * _SIN**2
-    return 1.0 / np.sqrt(np.maximum(along, 1e-12))
-
-
-def _ellipse_design(shape: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each candidate's rays' design rows (s, cos, sin) for outlines of known shape, where
-    s(theta) is the ellipse's radius along the ray over its mean radius; their outer
-    products; and the mean radii."""
-    radius = _ray_radii(shape)
-    mean = radius.mean(axis=1)
-    design = np.empty((len(shape), _ANGLES, 3))
-    design[:, :, 0] = radius / mean[:, None]
-    design[:, :, 1] = _COS
-    design[:, :, 2] = _SIN
-    outer = (design[:, :, :, None] * design[:, :, None, :]).reshape(len(shape), _ANGLES, 9)
-    return design, outer, mean
+    form = np.ascontiguousarray(np.asarray(shape, dtype=np.float64).reshape(-1, 3))
+    return ellipse_design(form, _COS, _SIN)[1]
 
 
 def fit_circle(image: np.ndarray, centre: np.ndarray, expected: float) -> CircleFit:

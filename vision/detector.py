@@ -18,6 +18,12 @@ Per frame:
    (anything else big: an arm, a cue), reported as polygons in table mm (`vision.streaks`,
    `vision.occluders`).
 5. Identity from colour (`vision.identity`), then the frame-wide assignment.
+
+The loops over pixels and over balls (the change mask, the foreign test, the edge votes and
+their peaks, the outline fit, the colour tallies and likelihoods, small geometry) are compiled
+with numba, each the same arithmetic as the array expressions it replaced: a rolling frame was
+a couple of thousand small numpy steps, each costing more to set up than its arithmetic. They
+are made ready when the first detector is built (`vision.warm`).
 """
 
 from __future__ import annotations
@@ -47,6 +53,8 @@ from vision.occluders import Leftover, LeftoverReader, occluder_area_mm2
 from vision.regions import Rect, changed_pixels, changed_rects, inside, merge, on, overlaps
 from vision.streaks import StreakReader, signed
 from vision.table_view import SCALE, TableView
+from vision.votes import edge_votes
+from vision.warm import warm_up
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +136,7 @@ class BallDetector:
         colours: ColourModel | None = None,
         balls: Collection[BallId] | None = None,
     ) -> None:
+        warm_up()
         self.calibration = calibration
         # A ball the game does not use is never named: in a 9-ball rack the 12 (purple stripe)
         # would otherwise steal the 4 turned cap-down.
@@ -219,10 +228,8 @@ class BallDetector:
             self._leftovers = []
             self._previous = None
             return Detections.empty(index, time)
-        for x0, y0, x1, y1 in rects:
-            mask, weight = self._contrast.foreign(small[y0:y1, x0:x1], (x0, y0, x1, y1))
-            self._mask[y0:y1, x0:x1] = mask
-            self._weight[y0:y1, x0:x1] = weight
+        for rect in rects:
+            self._contrast.foreign_into(small, rect, self._mask, self._weight)
         kept = [] if whole else self._unchanged(rects, changed)
         roi = self._roi_edges
         if whole:
@@ -234,25 +241,25 @@ class BallDetector:
         candidates = []
         taken = _Apart()
         for rect in rects:
-            x0, y0, x1, y1 = rect
-            for start, r in self._candidates(small[y0:y1, x0:x1], rect, roi):
+            for start, r in self._candidates(small, rect, roi):
                 if inside(_working(start), rect) and not taken.near(start, 1.2 * r):
                     candidates.append((start, r))
                     taken.add(start)
         on_kept = [(k.centre_px, k.radius_px) for k in kept]
         candidates = [(s, r) for s, r in candidates if not _near(s, on_kept)]
         found = self._circles(image, candidates)
-        found = [
-            b
-            for b in found
-            if any(inside(_working(b.centre_px), r) for r in rects)
-            and not _near(b.centre_px, on_kept)
+        # Each ball in the (separate) rectangle it was found in, none outside them all.
+        where = _rect_of([b.centre_px for b in found], rects)
+        placed = [
+            (b, k)
+            for b, k in zip(found, where, strict=True)
+            if k >= 0 and not _near(b.centre_px, on_kept)
         ]
         found = [
             b
-            for rect in rects
+            for k, rect in enumerate(rects)
             for b in self._streaks.deblur(
-                [b for b in found if inside(_working(b.centre_px), rect)],
+                [b for b, at in placed if at == k],
                 rect,
                 self._mask,
                 self._weight,
@@ -300,17 +307,24 @@ class BallDetector:
         place to be searched again."""
         self._frames += 1
         now = [(b.centre_px, 1.5 * b.radius_px) for b in balls]
+        frames = self._frames
+        lost = [(c, r, since) for c, r, since in self._lost if frames - since <= LOST_LOOK_FRAMES]
+        # Places found again (a ball now near): all against all, in one step.
         lost = [
-            (c, r, since)
-            for c, r, since in self._lost
-            if self._frames - since <= LOST_LOOK_FRAMES and not _near(c, now)
+            entry
+            for entry, found in zip(lost, _near_any([c for c, _, _ in lost], now), strict=True)
+            if not found
         ]
-        for b in self._balls + self._streaks_seen:
-            went_on = _travel_px(b) * _EXPOSURES_PER_FRAME
-            reach = [(c, d + went_on) for c, d in now]
-            if not _near(b.centre_px, reach) and not _near(
-                b.centre_px, [(c, r) for c, r, _ in lost]
-            ):
+        before = self._balls + self._streaks_seen
+        if not before:
+            self._lost = lost
+            return
+        # Each ball of the last frame against every ball now (it may have gone on by a few
+        # streaks' lengths).
+        went_on = [_travel_px(b) * _EXPOSURES_PER_FRAME for b in before]
+        seen = _near_any([b.centre_px for b in before], now, went_on)
+        for b, found in zip(before, seen, strict=True):
+            if not found and not _near(b.centre_px, [(c, r) for c, r, _ in lost]):
                 lost.append((b.centre_px, b.radius_px, self._frames))
         self._lost = lost
 
@@ -446,13 +460,10 @@ class BallDetector:
     def _candidates(
         self, small: np.ndarray, rect: Rect, roi: np.ndarray
     ) -> list[tuple[np.ndarray, float]]:
-        """Candidate centres (full-resolution pixels) and expected radii within a rectangle,
-        from the edges within ``roi`` (the whole grid's mask)."""
-        cfg = self.config
+        """Candidate centres (full-resolution pixels) and expected radii within a rectangle of
+        the working grid (``small``), from the edges within ``roi`` (the whole grid's mask)."""
         x0, y0, x1, y1 = rect
-        ys, xs, cos, sin, _ = circles.edge_directions(small, roi[y0:y1, x0:x1], cfg.edge_threshold)
-        radius = self._radius_small[y0:y1, x0:x1]
-        acc = circles.vote(small.shape[:2], ys, xs, cos, sin, radius)
+        acc = edge_votes(small, roi, self._radius_small, x0, y0, x1, y1, self.config.edge_threshold)
         out: list[tuple[np.ndarray, float]] = []
         taken = _Apart()
         for px, py in circles.peaks(acc, self._vote_min[y0:y1, x0:x1], 5):
@@ -477,6 +488,7 @@ class BallDetector:
         starts = [s for s, _ in candidates]
         expected = [r for _, r in candidates]
         found: list[FoundBall] = []
+        taken: list[tuple[np.ndarray, float]] = []  # each ball kept, and how near is too near
         fits = circles.fit_circles(
             image,
             np.array(starts),
@@ -493,13 +505,14 @@ class BallDetector:
                 continue
             if np.hypot(*(fit.centre - start)) > 0.6 * r:
                 continue
-            if _near(fit.centre, [(b.centre_px, 1.5 * b.radius_px) for b in found]):
+            if _near(fit.centre, taken):
                 continue
             if not on(self.view.bed, self.view.to_working(fit.centre)) and not self._lit(
                 image, fit.centre, r
             ):
                 continue  # the dark hole of a pocket, not a ball in its jaws
             found.append(FoundBall(fit.centre, fit.radius, fit.support, fit.residual))
+            taken.append((fit.centre, 1.5 * fit.radius))
         return found
 
     def _as_at_centre(self, balls: list[FoundBall]) -> np.ndarray:
@@ -513,9 +526,7 @@ class BallDetector:
     def _silhouettes(self, pixels: np.ndarray) -> np.ndarray:
         """The expected outline ellipses (`TableView.silhouette`) of balls centred at
         full-resolution pixels, (n, 3)."""
-        w = np.rint(self.view.to_working(pixels)).astype(np.int64)
-        gw, gh = self.view.size
-        return self.view.silhouette[np.clip(w[:, 1], 0, gh - 1), np.clip(w[:, 0], 0, gw - 1)]
+        return self.view.silhouettes(pixels)
 
     def _lit(self, image: np.ndarray, centre: np.ndarray, radius: float) -> bool:
         """Whether a disc has the light of a ball (a highlight at least), not a pocket's dark."""
@@ -596,6 +607,19 @@ def _travel_px(ball: FoundBall) -> float:
     )
 
 
+def _rect_of(pixels: list[np.ndarray], rects: list[Rect]) -> list[int]:
+    """For each full-resolution point, the index of the first rectangle (working grid) it lies
+    in, -1 for none: all points against all rectangles in one step."""
+    if not pixels:
+        return []
+    half = (SCALE - 1) / 2
+    w = (np.array(pixels, dtype=np.float64).reshape(-1, 2) - half) / SCALE
+    r = np.array(rects, dtype=np.float64).reshape(-1, 4)
+    x, y = w[:, 0:1], w[:, 1:2]
+    hit = (r[:, 0] <= x) & (x < r[:, 2]) & (r[:, 1] <= y) & (y < r[:, 3])
+    return np.where(hit.any(axis=1), hit.argmax(axis=1), -1).tolist()
+
+
 def _working(p: np.ndarray) -> tuple[float, float]:
     """`TableView.to_working` of one full-resolution point, as plain floats (cheap per point)."""
     half = (SCALE - 1) / 2
@@ -603,21 +627,35 @@ def _working(p: np.ndarray) -> tuple[float, float]:
 
 
 class _Apart:
-    """Points kept so far, asked whether a new one comes near any (greedy spacing)."""
+    """Points kept so far, asked whether a new one comes near any (greedy spacing). Plain
+    floats: a frame keeps a few dozen at most, where numpy's set-up would cost more than the
+    arithmetic."""
 
     def __init__(self) -> None:
-        self._xy = np.empty((64, 2))
-        self._n = 0
+        self._xy: list[tuple[float, float]] = []
 
     def near(self, p: np.ndarray, distance: float) -> bool:
-        d = self._xy[: self._n] - p
-        return bool(((d[:, 0] ** 2 + d[:, 1] ** 2) < distance * distance).any())
+        x, y, limit = float(p[0]), float(p[1]), distance * distance
+        return any((a - x) ** 2 + (b - y) ** 2 < limit for a, b in self._xy)
 
     def add(self, p: np.ndarray) -> None:
-        if self._n == len(self._xy):
-            self._xy = np.concatenate((self._xy, np.empty_like(self._xy)))
-        self._xy[self._n] = p
-        self._n += 1
+        self._xy.append((float(p[0]), float(p[1])))
+
+
+def _near_any(
+    points: list[np.ndarray],
+    discs: list[tuple[np.ndarray, float]],
+    more: list[float] | None = None,
+) -> list[bool]:
+    """`_near` of many points at once (each point's distances grown by its ``more``)."""
+    if not points or not discs:
+        return [False] * len(points)
+    centres = np.array([c for c, _ in discs], dtype=np.float64).reshape(-1, 2)
+    reach = np.array([d for _, d in discs], dtype=np.float64)[None, :]
+    if more is not None:
+        reach = reach + np.array(more, dtype=np.float64)[:, None]
+    gap = np.array(points, dtype=np.float64).reshape(-1, 2)[:, None, :] - centres[None, :, :]
+    return (np.hypot(gap[..., 0], gap[..., 1]) < reach).any(axis=1).tolist()
 
 
 def _near(p: np.ndarray, discs: list[tuple[np.ndarray, float]]) -> bool:

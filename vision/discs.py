@@ -3,8 +3,9 @@
 Naming a ball needs its disc's pixels (rim left out) and the ring just inside its rim, split into
 white, black and coloured (`calibration.colour.ball_pixels`), and the share of the ring that shows
 a stripe's band (`vision.identity.band_fraction`). Done ball by ball that is a dozen small numpy
-calls each; here all balls' pixels are gathered with one index, converted to Lab with one
-`cv2.cvtColor`, and summed per ball with `np.bincount`, with the same results.
+calls each; here all balls' pixels are gathered in one compiled pass, converted to Lab with one
+`cv2.cvtColor`, and tallied per ball in another (the same tests in the same float32 precision),
+with the same results.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ import math
 
 import cv2
 import numpy as np
+from numba import njit
 
 from calibration.colour import WHITE_CHROMA, BallPixels
-from vision.identity import PixelArrays, band_evidence
+from vision.identity import BAND_DARK_L, CLOTH_BAND, PixelArrays
 
 _DISC = 0.9  # the disc: within this share of the radius (the rim is shaded)
 _RING = (0.7, 0.97)  # the ring just inside the rim, shares of the radius
@@ -52,75 +54,145 @@ def disc_arrays(
     centres = np.asarray(centres, dtype=np.float64).reshape(-1, 2)
     radii = np.asarray(radii, dtype=np.float64).reshape(-1)
     n = len(centres)
-    if n == 0:
-        none = _ball_pixels(np.zeros((0, 3), np.float32), np.zeros(0, np.int64), 0)
-        return none, none, np.zeros(0)
-    h, w = image.shape[:2]
-    reach = math.ceil(float(radii.max())) + 1
-    offsets = np.arange(-reach, reach + 1)
-    base = np.trunc(centres).astype(np.int64)
-    xs = base[:, 0, None] + offsets[None]  # (n, k)
-    ys = base[:, 1, None] + offsets[None]
-    dx2 = (xs - centres[:, 0, None]) ** 2
-    dy2 = (ys - centres[:, 1, None]) ** 2
-    d2 = dy2[:, :, None] + dx2[:, None, :]  # (n, k, k)
-    r2 = (radii**2)[:, None, None]
-    disc = d2 <= (_DISC * _DISC) * r2
-    ring = (d2 <= (_RING[1] ** 2) * r2) & (d2 >= (_RING[0] ** 2) * r2)
-    valid = ((ys >= 0) & (ys < h))[:, :, None] & ((xs >= 0) & (xs < w))[:, None, :]
-    disc &= valid
-    ring &= valid
-    ball, iy, ix = np.nonzero(disc | ring)
-    flat = image.reshape(-1, 3)
-    bgr = flat[ys[ball, iy] * w + xs[ball, ix]]
+    reach = math.ceil(float(radii.max())) + 1 if n else 0
+    bgr, ball, in_disc = _gather(
+        np.ascontiguousarray(image),
+        centres,
+        radii,
+        reach,
+        _DISC * _DISC,
+        _RING[0] ** 2,
+        _RING[1] ** 2,
+    )
     # One row of pixels (OpenCV converts row by row: a column of single pixels is slow). No
     # pixel at all when every ball is off the frame: cvtColor refuses an empty image.
-    lab = cv2.cvtColor(bgr.reshape(1, -1, 3), cv2.COLOR_BGR2LAB) if len(bgr) else bgr
-    lab = lab.reshape(-1, 3).astype(np.float32)
-    in_disc = disc[ball, iy, ix]
-    in_ring = ring[ball, iy, ix]
-    # Discs and rings (which overlap) summed in one pass: ball i's ring is group n + i.
-    pick = np.concatenate((np.flatnonzero(in_disc), np.flatnonzero(in_ring)))
-    group = np.concatenate((ball[in_disc], ball[in_ring] + n))
-    both = _ball_pixels(lab[pick], group, 2 * n)
-    discs, rings = both.part(slice(0, n)), both.part(slice(n, 2 * n))
-    band = band_evidence(lab[in_ring], cloth_lab)
-    count = np.bincount(ball[in_ring], minlength=n)
-    hits = np.bincount(ball[in_ring], weights=band, minlength=n)
-    bands = np.where(count > 0, hits / np.maximum(count, 1), 0.0)
-    return discs, rings, bands
+    lab = cv2.cvtColor(bgr.reshape(1, -1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3) if len(bgr) else bgr
+    ca, cb = cloth_lab[1] - 128.0, cloth_lab[2] - 128.0
+    counts, sums, bands = _tally(lab, ball, in_disc, n, ca, cb, math.hypot(ca, cb))
+    both = _pixel_arrays(counts, sums)
+    return both.part(slice(0, n)), both.part(slice(n, 2 * n)), bands
 
 
-def _ball_pixels(px: np.ndarray, ball: np.ndarray, n: int) -> PixelArrays:
-    """`calibration.colour.ball_pixels` of every ball's pixels (``ball``: each pixel's ball)."""
-    chroma = np.hypot(px[:, 1] - 128.0, px[:, 2] - 128.0)
-    neutral = chroma < WHITE_CHROMA
-    white = neutral & (px[:, 0] >= _WHITE_L)
-    dark = neutral & (px[:, 0] < _DARK_L)
-    coloured = ~(white | dark)
-    grey = coloured & neutral
-    white |= grey & (px[:, 0] >= (_WHITE_L + _DARK_L) / 2)
-    dark |= grey & (px[:, 0] < (_WHITE_L + _DARK_L) / 2)
-    coloured &= ~neutral
-    total = np.bincount(ball, minlength=n).astype(np.float64)
+@njit(cache=True, nogil=True)
+def _gather(
+    image: np.ndarray,
+    centres: np.ndarray,
+    radii: np.ndarray,
+    reach: int,
+    disc2: float,
+    ring_in2: float,
+    ring_out2: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every ball's pixels in its disc or its ring, ball by ball, row by row: their BGR (m, 3),
+    their ball (m,) and whether each is in the disc (else only in the ring; a pixel in both
+    counts for both) as 0 ring only, 1 disc only, 2 both."""
+    h, w = image.shape[0], image.shape[1]
+    n = len(radii)
+    most = n * (2 * reach + 1) ** 2
+    bgr = np.empty((most, 3), np.uint8)
+    ball = np.empty(most, np.int64)
+    where = np.empty(most, np.int8)
+    m = 0
+    for i in range(n):
+        cx, cy = centres[i, 0], centres[i, 1]
+        bx, by = int(cx), int(cy)
+        r2 = radii[i] * radii[i]
+        for dy in range(-reach, reach + 1):
+            y = by + dy
+            if y < 0 or y >= h:
+                continue
+            dy2 = (y - cy) ** 2
+            for dx in range(-reach, reach + 1):
+                x = bx + dx
+                if x < 0 or x >= w:
+                    continue
+                d2 = dy2 + (x - cx) ** 2
+                disc = d2 <= disc2 * r2
+                ring = d2 <= ring_out2 * r2 and d2 >= ring_in2 * r2
+                if not (disc or ring):
+                    continue
+                bgr[m, 0], bgr[m, 1], bgr[m, 2] = image[y, x, 0], image[y, x, 1], image[y, x, 2]
+                ball[m] = i
+                where[m] = 2 if disc and ring else (1 if disc else 0)
+                m += 1
+    return bgr[:m], ball[:m], where[:m]
+
+
+@njit(cache=True, nogil=True)
+def _tally(
+    lab: np.ndarray,
+    ball: np.ndarray,
+    where: np.ndarray,
+    n: int,
+    ca: float,
+    cb: float,
+    norm: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per group (ball i's disc is group i, its ring group n + i): pixel counts (2n, 4) of all,
+    white, dark and coloured pixels, and Lab sums (2n, 2, 3) of the coloured and the white
+    ones; and each ring's band fraction (n,). The same float32 tests as
+    `calibration.colour.ball_pixels` and `vision.identity.band_evidence`."""
+    counts = np.zeros((2 * n, 4))
+    sums = np.zeros((2 * n, 2, 3))
+    band_hits = np.zeros(n)
+    ring_count = np.zeros(n)
+    white_chroma = np.float32(WHITE_CHROMA)
+    f128 = np.float32(128.0)
+    ca32, cb32, norm32 = np.float32(ca), np.float32(cb), np.float32(norm)
+    cloth_band = np.float32(CLOTH_BAND)
+    for p in range(len(ball)):
+        lightness = np.float32(lab[p, 0])
+        a, b = np.float32(lab[p, 1]) - f128, np.float32(lab[p, 2]) - f128
+        chroma = np.float32(math.hypot(a, b))
+        neutral = chroma < white_chroma
+        white = neutral and lightness >= np.float32(_WHITE_L)
+        dark = neutral and lightness < np.float32(_DARK_L)
+        if neutral and not (white or dark):  # grey: the nearer of the two
+            white = lightness >= np.float32((_WHITE_L + _DARK_L) / 2)
+            dark = not white
+        coloured = not neutral
+        i = ball[p]
+        for group, member in ((i, where[p] >= 1), (n + i, where[p] != 1)):
+            if not member:
+                continue
+            counts[group, 0] += 1
+            if white:
+                counts[group, 1] += 1
+                for ch in range(3):
+                    sums[group, 1, ch] += np.float64(lab[p, ch])
+            if dark:
+                counts[group, 2] += 1
+            if coloured:
+                counts[group, 3] += 1
+                for ch in range(3):
+                    sums[group, 0, ch] += np.float64(lab[p, ch])
+        if where[p] != 1:
+            ring_count[i] += 1
+            if norm < 1.0:
+                clothlike = chroma < cloth_band
+            else:
+                along = (a * ca32 + b * cb32) / norm32
+                across = abs(b * ca32 - a * cb32) / norm32
+                clothlike = across < cloth_band and along > 0
+            if (chroma >= white_chroma or lightness < np.float32(BAND_DARK_L)) and not clothlike:
+                band_hits[i] += 1
+    bands = np.zeros(n)
+    for i in range(n):
+        if ring_count[i] > 0:
+            bands[i] = band_hits[i] / ring_count[i]
+    return counts, sums, bands
+
+
+def _pixel_arrays(counts: np.ndarray, sums: np.ndarray) -> PixelArrays:
+    """`calibration.colour.ball_pixels` of every group from its counts and sums."""
+    total, n_white, n_dark, n_col = counts.T
     per = np.maximum(total, 1.0)
-    n_white = np.bincount(ball, weights=white, minlength=n)
-    n_dark = np.bincount(ball, weights=dark, minlength=n)
-    n_col = np.bincount(ball, weights=coloured, minlength=n)
-    return PixelArrays(
-        n_white / per,
-        n_dark / per,
-        _means(px, ball, coloured, n_col, n),
-        n_col / per,
-        _means(px, ball, white, n_white, n),
-    )
+    colour, white = _means(sums[:, 0], n_col), _means(sums[:, 1], n_white)
+    return PixelArrays(n_white / per, n_dark / per, colour, n_col / per, white)
 
 
-def _means(px: np.ndarray, ball: np.ndarray, mask: np.ndarray, count: np.ndarray, n: int):
-    """Per ball, the mean Lab of its pixels in ``mask``, (n, 3); NaN for fewer than two."""
-    sums = np.column_stack(
-        [np.bincount(ball, weights=px[:, c] * mask, minlength=n) for c in range(3)]
-    ).reshape(n, 3)
+def _means(sums: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """Per group, the mean Lab of its pixels of a kind, (n, 3); NaN for fewer than two."""
     # Lab pixels are whole numbers, so the sums are exact; dividing in float32, as the mean of
     # the per-ball path does, gives its very bits (a near tie in the assignment must not flip).
     mean = (sums.astype(np.float32) / np.maximum(count, 1).astype(np.float32)[:, None]).astype(

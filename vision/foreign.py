@@ -8,10 +8,58 @@ a streak's faint ends and a ball's cloth-coloured rim still count for part.
 
 from __future__ import annotations
 
-import cv2
+import math
+
 import numpy as np
+from numba import njit
 
 from vision.regions import Rect
+
+
+@njit(cache=True, nogil=True)
+def _foreign(
+    image: np.ndarray,
+    cloth: np.ndarray,
+    inv_bb: np.ndarray,
+    bed: np.ndarray,
+    x0: int,
+    y0: int,
+    x1: int,
+    y1: int,
+    ox: int,
+    oy: int,
+    per_chroma: float,
+    per_bright: float,
+    per_dark: float,
+    mask: np.ndarray,
+    weight: np.ndarray,
+) -> None:
+    """The test, pixel by pixel, of the grid's rectangle (x0, y0)-(x1, y1): ``image``,
+    ``mask`` and ``weight`` start at the grid's pixel (ox, oy), the per-pixel maps at its
+    corner. One pass in float32, operation for operation as the array expressions it
+    replaces (a dozen passes over float32 copies of the rectangle)."""
+    kc, kb, kd = np.float32(per_chroma), np.float32(per_bright), np.float32(per_dark)
+    one, zero = np.float32(1.0), np.float32(0.0)
+    for y in range(y0, y1):
+        iy = y - oy
+        for x in range(x0, x1):
+            ix = x - ox
+            b, g, r = (
+                np.float32(image[iy, ix, 0]),
+                np.float32(image[iy, ix, 1]),
+                np.float32(image[iy, ix, 2]),
+            )
+            cb, cg, cr = cloth[y, x, 0], cloth[y, x, 1], cloth[y, x, 2]
+            # With gain the best brightness gain fitting the pixel to the cloth, the colour
+            # departure |img - gain cloth|^2 / |cloth|^2 = |img|^2 / |cloth|^2 - gain^2.
+            gain = (b * cb + g * cg + r * cr) * inv_bb[y, x]
+            departure = (b * b + g * g + r * r) * inv_bb[y, x] - gain * gain
+            chroma = np.float32(math.sqrt(max(departure, zero)))
+            score = max(chroma * kc, max((gain - one) * kb, (one - gain) * kd))
+            # Foreign from a score of 1 (the thresholds); the soft weight starts a little below.
+            w = min(max((score - np.float32(0.6)) * np.float32(2.5), zero), one) * bed[y, x]
+            weight[iy, ix] = w
+            mask[iy, ix] = 255 if w >= np.float32(0.999) else 0
 
 
 class ClothContrast:
@@ -48,25 +96,48 @@ class ClothContrast:
         """Mask (uint8 0/255) and soft weight (float32 0-1) of the pixels of ``small`` (the
         working-grid image cut to ``rect``) that are not cloth."""
         x0, y0, x1, y1 = rect
-        cloth = self.cloth[y0:y1, x0:x1]
-        inv_bb = self._inv_bb[y0:y1, x0:x1]
-        img = small.astype(np.float32)
-        ones = np.ones((1, 3), np.float32)
-        # With g the best brightness gain fitting the pixel to the cloth, the colour departure
-        # |img - g cloth|^2 / |cloth|^2 = |img|^2 / |cloth|^2 - g^2.
-        gain = cv2.transform(img * cloth, ones) * inv_bb
-        chroma = np.sqrt(np.maximum(cv2.transform(img * img, ones) * inv_bb - gain * gain, 0))
-        weight = cv2.max(
-            chroma * (1.0 / self._chroma),
-            cv2.max(
-                (gain - 1.0) * (1.0 / (self._bright - 1.0)),
-                (1.0 - gain) * (1.0 / (1.0 - self._dark)),
-            ),
-        )
-        # Foreign from a score of 1 (the thresholds); the soft weight starts a little below.
-        weight = np.clip((weight - 0.6) * 2.5, 0.0, 1.0) * self._bed[y0:y1, x0:x1]
-        mask = (weight >= 0.999).astype(np.uint8) * 255
+        mask = np.empty((y1 - y0, x1 - x0), np.uint8)
+        weight = np.empty((y1 - y0, x1 - x0), np.float32)
+        self.foreign_into(np.ascontiguousarray(small), rect, mask, weight, (x0, y0))
         return mask, weight
+
+    def foreign_into(
+        self,
+        image: np.ndarray,
+        rect: Rect,
+        mask: np.ndarray,
+        weight: np.ndarray,
+        at: tuple[int, int] = (0, 0),
+    ) -> None:
+        """`foreign` of a rectangle of the working grid, written into ``mask`` and ``weight``.
+
+        Args:
+            image: The working-grid image (BGR uint8), or its part from ``at`` on.
+            rect: The rectangle, working grid.
+            mask: Where the mask goes (uint8), from ``at`` on.
+            weight: Where the weight goes (float32), from ``at`` on.
+            at: The working-grid pixel that ``image``'s, ``mask``'s and ``weight``'s first
+                elements are (the whole grid's arrays: (0, 0)).
+        """
+        x0, y0, x1, y1 = rect
+        ax, ay = at
+        _foreign(
+            image,
+            self.cloth,
+            self._inv_bb,
+            self._bed,
+            x0,
+            y0,
+            x1,
+            y1,
+            ax,
+            ay,
+            1.0 / self._chroma,
+            1.0 / (self._bright - 1.0),
+            1.0 / (1.0 - self._dark),
+            mask,
+            weight,
+        )
 
     def no_cloth(self, foreign: np.ndarray) -> bool:
         """Whether a frame's foreign mask leaves (almost) no cloth on the bed: nothing to find."""

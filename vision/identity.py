@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 from scipy.optimize import linear_sum_assignment
 
 from calibration.colour import WHITE_CHROMA, BallPixels, ColourModel
@@ -28,8 +29,8 @@ _STRIPED = np.array([bool(b.striped) for b in _IDS])
 _CUE = _IDS.index(BallId.CUE)
 _EIGHT = _IDS.index(BallId.EIGHT)
 _EPS = 1e-9
-_CLOTH_BAND = 8.0  # a-b distance from the neutral-to-cloth line still counted as cloth tinge
-_BAND_DARK_L = 60.0  # a rim pixel darker than this (and not cloth) is a dark band's shade
+CLOTH_BAND = 8.0  # a-b distance from the neutral-to-cloth line still counted as cloth tinge
+BAND_DARK_L = 60.0  # a rim pixel darker than this (and not cloth) is a dark band's shade
 _BAND_MIN = 0.01  # the cue ball's rim shows none of a band (0.000 on the virtual table)
 _BAND_SD = 0.01
 
@@ -60,13 +61,13 @@ def band_evidence(ring_lab: np.ndarray, cloth_lab: tuple[float, float, float]) -
     ca, cb = cloth_lab[1] - 128.0, cloth_lab[2] - 128.0
     norm = math.hypot(ca, cb)
     if norm < 1.0:
-        clothlike = np.hypot(a, b) < _CLOTH_BAND
+        clothlike = np.hypot(a, b) < CLOTH_BAND
     else:
         along = (a * ca + b * cb) / norm
         across = np.abs(b * ca - a * cb) / norm
-        clothlike = (across < _CLOTH_BAND) & (along > 0)
+        clothlike = (across < CLOTH_BAND) & (along > 0)
     coloured = np.hypot(a, b) >= WHITE_CHROMA
-    dark = px[:, 0] < _BAND_DARK_L
+    dark = px[:, 0] < BAND_DARK_L
     return (coloured | dark) & ~clothlike
 
 
@@ -164,40 +165,127 @@ def likelihoods_of(
         ring: The rings just inside the rims, or None.
         band: (n,) `band_fraction` of each ring, NaN where unknown; None: all unknown.
     """
-    w = disc.white_fraction
-    n = len(w)
+    n = len(disc)
     band = np.full(n, math.nan) if band is None else np.asarray(band, dtype=np.float64)
-    known_band = ~np.isnan(band)
-    colour = disc.colour_lab
-    # Pattern: the cue ball is white all over; a stripe shows a white cap or two; a solid
-    # shows at most its number disc (and a highlight).
-    p_cue = _gauss(1.0 - w, 0.0, 0.06)
-    if ring is not None:
-        p_cue = np.where(known_band, p_cue, p_cue * _gauss(ring.colour_fraction, 0.0, 0.1))
-        # Too little colour on the disc (a stripe seen cap-on): the ring's colour, if any.
-        take_ring = (np.isnan(colour[:, 0]) | (disc.colour_fraction < 0.1)) & ~np.isnan(
-            ring.colour_lab[:, 0]
-        )
-        colour = np.where(take_ring[:, None], ring.colour_lab, colour)
-    p_solid = _gauss(w, 0.06, 0.09) + 0.02
-    p_stripe = _gauss(w, 0.55, 0.2) + 0.02
-    band = np.where(known_band, band, 0.0)
-    banded = known_band & (band > _BAND_MIN)
-    p_cue = np.where(known_band, p_cue * _gauss(band, 0.0, _BAND_SD), p_cue)
-    # A stripe turned cap-up: all white but its band at the rim.
-    p_stripe = np.where(banded, np.maximum(p_stripe, 0.3), p_stripe)
-    # No colour at all: a cue ball (or a stripe face-on).
-    plain = (disc.colour_fraction < 0.04) & (disc.dark_fraction < 0.2) & ~banded
-    p_solid = np.where(plain, 0.02, p_solid)
-    p_stripe = np.where(plain, 0.02, p_stripe)
+    has_ring = ring is not None
+    ring = ring if ring is not None else disc
     targets = np.array([c.lab for c in model.balls], dtype=np.float64)
     spreads = np.array([c.spread for c in model.balls], dtype=np.float64)
-    evidence = _colour_match(colour, targets, spreads)
-    evidence = np.where(np.isnan(colour[:, :1]), 0.02, evidence)
-    evidence[:, _EIGHT] = _black_evidence(disc, targets[_EIGHT])
-    out = evidence * np.where(_STRIPED[None, :], p_stripe[:, None], p_solid[:, None])
-    out[:, _CUE] = p_cue
+    return _likelihood_rows(
+        np.asarray(disc.white_fraction, dtype=np.float64),
+        np.asarray(disc.dark_fraction, dtype=np.float64),
+        np.asarray(disc.colour_fraction, dtype=np.float64),
+        np.ascontiguousarray(disc.colour_lab, dtype=np.float64),
+        np.asarray(ring.colour_fraction, dtype=np.float64),
+        np.ascontiguousarray(ring.colour_lab, dtype=np.float64),
+        has_ring,
+        band,
+        targets,
+        spreads,
+    )
+
+
+@njit(cache=True, nogil=True)
+def _likelihood_rows(
+    white: np.ndarray,
+    dark: np.ndarray,
+    coloured: np.ndarray,
+    colour_lab: np.ndarray,
+    ring_coloured: np.ndarray,
+    ring_lab: np.ndarray,
+    has_ring: bool,
+    band: np.ndarray,
+    targets: np.ndarray,
+    spreads: np.ndarray,
+) -> np.ndarray:
+    """`likelihoods_of`, ball by ball in one compiled loop: the same tests and the same
+    float64 arithmetic as the array expressions it replaced (identical results)."""
+    n = len(white)
+    out = np.empty((n, _N))
+    for i in range(n):
+        w = white[i]
+        known_band = not math.isnan(band[i])
+        colour = colour_lab[i]
+        # Pattern: the cue ball is white all over; a stripe shows a white cap or two; a
+        # solid shows at most its number disc (and a highlight).
+        p_cue = _gauss1(1.0 - w, 0.0, 0.06)
+        if has_ring:
+            if not known_band:
+                p_cue = p_cue * _gauss1(ring_coloured[i], 0.0, 0.1)
+            # Too little colour on the disc (a stripe seen cap-on): the ring's colour, if any.
+            if (math.isnan(colour[0]) or coloured[i] < 0.1) and not math.isnan(ring_lab[i, 0]):
+                colour = ring_lab[i]
+        p_solid = _gauss1(w, 0.06, 0.09) + 0.02
+        p_stripe = _gauss1(w, 0.55, 0.2) + 0.02
+        b = band[i] if known_band else 0.0
+        banded = known_band and b > _BAND_MIN
+        if known_band:
+            p_cue = p_cue * _gauss1(b, 0.0, _BAND_SD)
+        # A stripe turned cap-up: all white but its band at the rim.
+        if banded:
+            p_stripe = max(p_stripe, 0.3)
+        # No colour at all: a cue ball (or a stripe face-on).
+        if coloured[i] < 0.04 and dark[i] < 0.2 and not banded:
+            p_solid = 0.02
+            p_stripe = 0.02
+        for j in range(_N):
+            if math.isnan(colour[0]):
+                evidence = 0.02
+            else:
+                evidence = _colour_match1(colour, targets[j], spreads[j])
+            if j == _EIGHT:
+                evidence = _black_evidence1(dark[i], coloured[i], colour_lab[i], targets[j])
+            out[i, j] = evidence * (p_stripe if _STRIPED[j] else p_solid)
+        out[i, _CUE] = p_cue
     return out
+
+
+@njit(cache=True, nogil=True)
+def _gauss1(x: float, mu: float, sd: float) -> float:
+    z = (x - mu) / sd
+    return math.exp(-0.5 * (z * z))
+
+
+@njit(cache=True, nogil=True)
+def _black_evidence1(dark: float, coloured: float, lab: np.ndarray, black: np.ndarray) -> float:
+    """`_black_evidence` of one ball."""
+    # A dark, nearly neutral coloured part is the 8 in a dim corner.
+    if not math.isnan(lab[0]) and coloured > dark:
+        chroma = math.hypot(lab[1] - 128, lab[2] - 128)
+        return _gauss1(chroma, 0.0, 14.0) * _gauss1(lab[0], black[0], 30.0)
+    return 0.05 + 0.95 * min(dark / 0.5, 1.0)
+
+
+@njit(cache=True, nogil=True)
+def _colour_match1(colour: np.ndarray, target: np.ndarray, spread: float) -> float:
+    """`_colour_match` of one colour and one ball."""
+    ca, cb = colour[1] - 128.0, colour[2] - 128.0
+    ta, tb = target[1] - 128.0, target[2] - 128.0
+    chroma, target_chroma = math.hypot(ca, cb), math.hypot(ta, tb)
+    dl = (colour[0] - target[0]) / (3.0 * spread)
+    if chroma < 8.0 or target_chroma < 8.0:
+        grey = (chroma - target_chroma) / spread
+        off = grey * grey
+    else:
+        dh = math.degrees(math.atan2(cb, ca) - math.atan2(tb, ta))
+        dh = _remainder(dh + 180.0, 360.0) - 180.0
+        hue_sd = 5.0 + 60.0 / max(chroma, 1.0)
+        dc = math.log(chroma / target_chroma) / 0.6
+        q = dh / hue_sd
+        off = q * q + dc * dc
+    return math.exp(-0.5 * (dl * dl + off))
+
+
+@njit(cache=True, nogil=True)
+def _remainder(a: float, b: float) -> float:
+    """numpy's remainder (the sign of the divisor), for b > 0."""
+    mod = np.fmod(a, b)
+    if mod != 0.0:
+        if (b < 0) != (mod < 0):
+            mod += b
+    else:
+        mod = math.copysign(0.0, b)
+    return mod
 
 
 def _black_evidence(stats: PixelArrays, black_lab: np.ndarray) -> np.ndarray:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
+from numba import njit
 
 from calibration.camera import CameraModel
 from vision.detections import Polygon
@@ -159,22 +160,95 @@ class LeftoverReader:
 
 def _disc_means(grid: np.ndarray, centres: np.ndarray, radii: np.ndarray) -> np.ndarray:
     """Mean of a grid's values over each disc (its pixels within the radius of the centre,
-    on the grid), 0 for a disc with none; all discs in one gather, (n,)."""
+    on the grid), 0 for a disc with none, (n,)."""
+    span = math.ceil(2 * float(radii.max())) + 3 if len(radii) else 0
+    return _disc_means_of(
+        np.ascontiguousarray(grid, dtype=np.float32),
+        np.ascontiguousarray(centres, dtype=np.float64).reshape(-1, 2),
+        np.ascontiguousarray(radii, dtype=np.float64),
+        span,
+    )
+
+
+@njit(cache=True, nogil=True)
+def _disc_means_of(
+    grid: np.ndarray, centres: np.ndarray, radii: np.ndarray, span: int
+) -> np.ndarray:
+    """`_disc_means` in one compiled loop: each disc's square of ``span`` pixels from the
+    floor of its corner, the values summed in float64 in numpy's pairwise order (so the means
+    are the array expressions' to the bit)."""
     h, w = grid.shape
-    span = math.ceil(2 * float(radii.max())) + 3
-    steps = np.arange(span)
-    x0 = np.floor(centres[:, 0] - radii).astype(np.int64)
-    y0 = np.floor(centres[:, 1] - radii).astype(np.int64)
-    xs, ys = x0[:, None] + steps, y0[:, None] + steps  # (n, span)
-    dx2 = (xs - centres[:, 0, None]) ** 2
-    dy2 = (ys - centres[:, 1, None]) ** 2
-    disc = dy2[:, :, None] + dx2[:, None, :] <= (radii**2)[:, None, None]
-    disc &= ((ys >= 0) & (ys < h))[:, :, None] & ((xs >= 0) & (xs < w))[:, None, :]
-    flat = np.clip(ys, 0, h - 1)[:, :, None] * w + np.clip(xs, 0, w - 1)[:, None, :]
-    values = grid.reshape(-1)[flat]
-    count = disc.sum(axis=(1, 2))
-    total = (values * disc).sum(axis=(1, 2), dtype=np.float64)
-    return np.where(count > 0, total / np.maximum(count, 1), 0.0)
+    n = len(radii)
+    out = np.zeros(n)
+    values = np.empty(span * span)
+    for i in range(n):
+        cx, cy, r = centres[i, 0], centres[i, 1], radii[i]
+        x0, y0 = math.floor(cx - r), math.floor(cy - r)
+        count = 0
+        for a in range(span):
+            y = y0 + a
+            dy2 = (y - cy) ** 2
+            for b in range(span):
+                x = x0 + b
+                inside = dy2 + (x - cx) ** 2 <= r**2 and 0 <= y < h and 0 <= x < w
+                v = grid[min(max(y, 0), h - 1), min(max(x, 0), w - 1)]
+                values[a * span + b] = np.float64(v) if inside else 0.0
+                count += inside
+        if count > 0:
+            out[i] = _pairwise(values, 0, span * span) / count
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _pairwise(values: np.ndarray, start: int, n: int) -> float:
+    """numpy's pairwise sum of ``values[start:start + n]``: blocks of up to 128 summed with
+    eight running sums, larger runs split in halves (a multiple of eight first), left plus
+    right. Without recursion (numba cannot cache a recursive function)."""
+    todo_start = np.empty(64, np.int64)
+    todo_n = np.empty(64, np.int64)
+    todo_join = np.empty(64, np.bool_)
+    sums = np.empty(64)
+    top, done = 0, 0
+    todo_start[0], todo_n[0], todo_join[0] = start, n, False
+    top = 1
+    while top:
+        top -= 1
+        s, m, join = todo_start[top], todo_n[top], todo_join[top]
+        if join:  # both halves summed: the right one is on top
+            done -= 1
+            sums[done - 1] = sums[done - 1] + sums[done]
+        elif m <= 128:
+            sums[done] = _block_sum(values, s, m)
+            done += 1
+        else:
+            half = m // 2
+            half -= half % 8
+            todo_start[top], todo_n[top], todo_join[top] = s, m, True
+            todo_start[top + 1], todo_n[top + 1], todo_join[top + 1] = s + half, m - half, False
+            todo_start[top + 2], todo_n[top + 2], todo_join[top + 2] = s, half, False
+            top += 3
+    return sums[0]
+
+
+@njit(cache=True, nogil=True)
+def _block_sum(values: np.ndarray, start: int, n: int) -> float:
+    """numpy's sum of up to 128 values: eight running sums, then pairs, then the rest."""
+    if n < 8:
+        total = 0.0
+        for i in range(start, start + n):
+            total += values[i]
+        return total
+    r = values[start : start + 8].copy()
+    i = 8
+    while i < n - n % 8:
+        for j in range(8):
+            r[j] += values[start + i + j]
+        i += 8
+    total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+    while i < n:
+        total += values[start + i]
+        i += 1
+    return total
 
 
 def _working(p: np.ndarray) -> tuple[float, float]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+from numba import njit
 
 from calibration.camera import CameraModel
 from calibration.colour import ColourModel, shading_points
@@ -91,17 +92,14 @@ class TableView:
         """Table mm on the plane of ball centres of full-resolution pixels, (n, 2), interpolated
         in ``table_xy`` (bilinear, clamped to the grid): within a thousandth of a millimetre of
         the camera model's exact mapping, and far cheaper for a few points (a streak's ends)."""
-        w = self.to_working(np.asarray(pixels, dtype=np.float64).reshape(-1, 2))
-        gw, gh = self.size
-        x = np.clip(w[:, 0], 0.0, gw - 1.000001)
-        y = np.clip(w[:, 1], 0.0, gh - 1.000001)
-        x0, y0 = x.astype(np.int64), y.astype(np.int64)
-        fx, fy = (x - x0)[:, None], (y - y0)[:, None]
-        xy = self.table_xy
-        corner = [xy[y0 + dy, x0 + dx].astype(np.float64) for dy in (0, 1) for dx in (0, 1)]
-        top = corner[0] * (1 - fx) + corner[1] * fx
-        bottom = corner[2] * (1 - fx) + corner[3] * fx
-        return top * (1 - fy) + bottom * fy
+        pixels = np.ascontiguousarray(pixels, dtype=np.float64).reshape(-1, 2)
+        return _bilinear(self.table_xy, pixels, (SCALE - 1) / 2, SCALE)
+
+    def silhouettes(self, pixels: np.ndarray) -> np.ndarray:
+        """The expected outline ellipses (`silhouette`) of balls centred at full-resolution
+        pixels, (n, 3): the working pixel nearest each, clamped to the grid."""
+        pixels = np.ascontiguousarray(pixels, dtype=np.float64).reshape(-1, 2)
+        return _nearest(self.silhouette, pixels, (SCALE - 1) / 2, SCALE)
 
     def ball_xy(self, pixels: np.ndarray) -> np.ndarray:
         """Table mm of ball centres seen at full-resolution pixels, (n, 2): `plane_xy` when the
@@ -118,6 +116,40 @@ class TableView:
     def to_full(self, working: np.ndarray) -> np.ndarray:
         """Full-resolution pixels of working-grid coordinates."""
         return np.asarray(working, dtype=np.float64) * SCALE + (SCALE - 1) / 2
+
+
+@njit(cache=True, nogil=True)
+def _bilinear(grid: np.ndarray, pixels: np.ndarray, half: float, scale: int) -> np.ndarray:
+    """Bilinear samples of a working-grid map of (x, y) pairs (float32) at full-resolution
+    pixels, clamped to the grid, in float64: one compiled loop (a dozen numpy calls for the
+    few points a frame asks)."""
+    gh, gw = grid.shape[0], grid.shape[1]
+    out = np.empty((len(pixels), 2))
+    for i in range(len(pixels)):
+        x = min(max((pixels[i, 0] - half) / scale, 0.0), gw - 1.000001)
+        y = min(max((pixels[i, 1] - half) / scale, 0.0), gh - 1.000001)
+        x0, y0 = int(x), int(y)
+        fx, fy = x - x0, y - y0
+        for k in range(2):
+            c00, c01 = np.float64(grid[y0, x0, k]), np.float64(grid[y0, x0 + 1, k])
+            c10, c11 = np.float64(grid[y0 + 1, x0, k]), np.float64(grid[y0 + 1, x0 + 1, k])
+            top = c00 * (1 - fx) + c01 * fx
+            bottom = c10 * (1 - fx) + c11 * fx
+            out[i, k] = top * (1 - fy) + bottom * fy
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _nearest(grid: np.ndarray, pixels: np.ndarray, half: float, scale: int) -> np.ndarray:
+    """A working-grid map's values (float32, k per pixel) at the working pixel nearest each
+    full-resolution pixel, clamped to the grid, (n, k)."""
+    gh, gw, k = grid.shape
+    out = np.empty((len(pixels), k), np.float32)
+    for i in range(len(pixels)):
+        x = min(max(int(np.rint((pixels[i, 0] - half) / scale)), 0), gw - 1)
+        y = min(max(int(np.rint((pixels[i, 1] - half) / scale)), 0), gh - 1)
+        out[i] = grid[y, x]
+    return out
 
 
 def _plane_points(camera: CameraModel, pixels: np.ndarray, z_mm: float) -> np.ndarray:

@@ -1,4 +1,5 @@
-"""The outline fit: skipping the cushion test for balls well inside changes nothing."""
+"""Candidate centres by edge votes, and the outline fit (skipping the cushion test for balls
+well inside changes nothing)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from tests.vision import scenes
 from tests.vision.test_detector import CALIBRATION, CAMERA
 from vision import circles
 from vision.detector import BallDetector
+from vision.votes import edge_votes
 
 
 def test_the_outline_test_is_skipped_only_where_it_could_not_matter() -> None:
@@ -32,30 +34,60 @@ def test_the_outline_test_is_skipped_only_where_it_could_not_matter() -> None:
         assert (a.radius, a.support, a.residual) == (b.radius, b.support, b.residual)
 
 
-def test_votes_land_one_radius_away_on_both_sides_of_each_edge() -> None:
-    # A ring of edge pixels around a centre, gradients pointing along the radius: every vote
-    # from the near side lands on the centre; a pixel on the border votes off the map once.
-    h, w = 40, 50
-    angles = np.linspace(0, 2 * np.pi, 24, endpoint=False)
-    radius = np.full((h, w), 6.0, np.float32)
-    cx, cy = 20, 15
-    xs = np.round(cx + 6 * np.cos(angles)).astype(np.int64)
-    ys = np.round(cy + 6 * np.sin(angles)).astype(np.int64)
-    cos = ((cx - xs) / np.hypot(cx - xs, cy - ys)).astype(np.float32)
-    sin = ((cy - ys) / np.hypot(cx - xs, cy - ys)).astype(np.float32)
-    acc = circles.vote((h, w), ys, xs, cos, sin, radius)
+def _disc_image(h: int, w: int, cx: int, cy: int, r: float) -> np.ndarray:
+    """A dark disc on cloth, (h, w, 3) uint8."""
+    yy, xx = np.mgrid[0:h, 0:w]
+    image = np.full((h, w, 3), (60, 150, 60), np.uint8)
+    image[np.hypot(xx - cx, yy - cy) <= r] = (20, 40, 200)
+    return image
+
+
+def test_edge_pixels_vote_one_radius_away_on_both_sides() -> None:
+    # A disc's rim votes for its centre from every side (the near side's votes, within two
+    # pixels of it: the rim is two pixels thick) and for a ring twice as wide (the far side's):
+    # the centre is the one strong peak, and every edge pixel votes twice while both votes
+    # land on the map.
+    h, w, cx, cy, r = 40, 50, 24, 19, 6.0
+    image = _disc_image(h, w, cx, cy, r)
+    everywhere = np.full((h, w), 255, np.uint8)
+    radius = np.full((h, w), r, np.float32)
+    acc = edge_votes(image, everywhere, radius, 0, 0, w, h, 90.0)
     assert acc.dtype == np.float32 and acc.shape == (h, w)
-    assert acc[cy, cx] == len(xs)
-    assert acc.sum() == 2 * len(xs)  # the far side's votes, all on the map
-    edge = circles.vote(
-        (h, w),
-        np.array([0]),
-        np.array([0]),
-        np.ones(1, np.float32),
-        np.zeros(1, np.float32),
-        radius,
+    peak = np.unravel_index(np.argmax(acc), acc.shape)
+    assert np.hypot(peak[1] - cx, peak[0] - cy) <= 1
+    near_centre = acc[cy - 2 : cy + 3, cx - 2 : cx + 3].sum()
+    assert near_centre > 0.45 * acc.sum() and acc.sum() % 2 == 0
+    assert acc.max() > 1.5 * np.sort(acc.ravel())[-2]
+    # Against the map's edge the far side's votes fall off it.
+    edge = edge_votes(_disc_image(h, w, 3, cy, r), everywhere, radius, 0, 0, w, h, 90.0)
+    assert 0 < edge.sum() < acc.sum()
+
+
+def test_a_rectangle_votes_as_an_image_of_its_own() -> None:
+    # The rectangle's borders are reflected and votes beyond it are lost, exactly as if it
+    # were cut out: a search of a changed rectangle sees what a search of that cut-out would.
+    rng = np.random.default_rng(3)
+    h, w = 60, 80
+    image = _disc_image(h, w, 30, 28, 7.0)
+    image = np.clip(image.astype(int) + rng.integers(-30, 30, image.shape), 0, 255)
+    image = image.astype(np.uint8)
+    roi = np.full((h, w), 255, np.uint8)
+    roi[:, 70:] = 0
+    radius = rng.uniform(6.5, 7.5, (h, w)).astype(np.float32)
+    x0, y0, x1, y1 = 12, 9, 61, 50
+    part = edge_votes(image, roi, radius, x0, y0, x1, y1, 90.0)
+    cut = edge_votes(
+        np.ascontiguousarray(image[y0:y1, x0:x1]),
+        np.ascontiguousarray(roi[y0:y1, x0:x1]),
+        np.ascontiguousarray(radius[y0:y1, x0:x1]),
+        0,
+        0,
+        x1 - x0,
+        y1 - y0,
+        90.0,
     )
-    assert edge.sum() == 1 and edge[0, 6] == 1
+    np.testing.assert_array_equal(part, cut)
+    assert part.sum() > 0
 
 
 def test_peaks_are_local_maxima_above_their_own_minimum_strongest_first() -> None:
@@ -68,15 +100,18 @@ def test_peaks_are_local_maxima_above_their_own_minimum_strongest_first() -> Non
     assert [tuple(p) for p in circles.peaks(acc, minimum, 5)] == [(10.0, 10.0)]
 
 
-def test_edges_are_found_only_inside_the_region_asked() -> None:
+def test_only_edges_inside_the_region_asked_vote() -> None:
     small = np.zeros((30, 40, 3), np.uint8)
     small[:, 20:] = (40, 200, 90)  # a vertical colour step at x = 20
     roi = np.zeros((30, 40), np.uint8)
     roi[:15] = 255
-    ys, xs, cos, sin, strength = circles.edge_directions(small, roi, 90.0)
-    assert len(ys) and set(xs.tolist()) <= {19, 20} and ys.max() < 15
-    assert np.allclose(np.abs(cos), 1.0) and np.allclose(sin, 0.0, atol=1e-6)
-    assert (strength > 90.0).all()
+    radius = np.full((30, 40), 5.0, np.float32)
+    acc = edge_votes(small, roi, radius, 0, 0, 40, 30, 90.0)
+    ys, xs = np.nonzero(acc)
+    # Each edge pixel (x 19 or 20, rows 0-14) votes 5 pixels either side along its row.
+    assert len(ys) and ys.max() < 15 and set(xs.tolist()) <= {14, 15, 24, 25}
+    assert acc.sum() == 2 * 2 * 15
+    assert edge_votes(small, roi, radius, 0, 0, 40, 30, 1e4).sum() == 0  # too weak an edge
 
 
 def _ellipse_form(a: float, b: float) -> np.ndarray:
