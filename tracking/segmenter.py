@@ -1189,23 +1189,15 @@ class Segmenter:
             # past the edge it falls away): only its way across the pocket counts.
             axis = np.array(opening.axis)
             deviation -= (deviation @ axis) * axis
-        rad, tol = self._d / 2, self.config.touch_tolerance_mm
         # The prediction's noise: the line's centre, and its slope carried forward.
         ahead = math.hypot(sigma / math.sqrt(len(before)), noise * (times[last] - t0))
         push_least = max(_GLANCE_MM, self.config.noise_sigmas * ahead)
-        best, best_push = None, push_least
-        for w in self._geo.walls_along(pts[last]):
-            wall = self._geo.walls[w]
-            vn = float(velocity @ wall.normal)
-            reached = float((predicted - wall.start) @ wall.normal)
-            pushed = float(deviation @ wall.normal)
-            if vn <= -self.config.min_rebound_mm_s and reached - rad <= tol and pushed >= best_push:
-                best, best_push = (wall, vn), pushed
-        if best is None:
+        wall = self._pushed_off(pts[last], predicted, deviation, velocity, push_least)
+        if wall is None:
             return None
-        wall, vn = best
         # When the line it came in on put its centre one radius from the wall.
-        t = t0 + (float((start - wall.start) @ wall.normal) - rad) / -vn
+        vn = float(velocity @ wall.normal)
+        t = t0 + (float((start - wall.start) @ wall.normal) - self._d / 2) / -vn
         t = float(np.clip(t, times[before[-1]], times[last]))
         key = (r, wall.cushion)
         if t - self._cushion_last.get(key, -math.inf) < 0.15:
@@ -1219,6 +1211,28 @@ class Segmenter:
             confidence=0.8,
             time_uncertainty=0.5 * (times[last] - times[before[-1]]),
         )
+
+    def _pushed_off(
+        self,
+        seen: np.ndarray,
+        predicted: np.ndarray,
+        deviation: np.ndarray,
+        velocity: np.ndarray,
+        push_least: float,
+    ) -> Wall | None:
+        """The wall a ball seen at ``seen``, where its line in put it at ``predicted``, was
+        pushed off: one the ball was rolling into and that line reached, ``deviation`` pushing
+        the ball back out from it by at least ``push_least`` (the most, of several)."""
+        rad, tol = self._d / 2, self.config.touch_tolerance_mm
+        best, best_push = None, push_least
+        for w in self._geo.walls_along(seen):
+            wall = self._geo.walls[w]
+            into = float(velocity @ wall.normal) <= -self.config.min_rebound_mm_s
+            reached = float((predicted - wall.start) @ wall.normal) - rad <= tol
+            pushed = float(deviation @ wall.normal)
+            if into and reached and pushed >= best_push:
+                best, best_push = wall, pushed
+        return best
 
     def _slate_opening(self, p: np.ndarray) -> Pocket | bool | None:
         """Where a centre seen at ``p`` lies: on the cloth (None), in a pocket's opening short
