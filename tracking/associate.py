@@ -58,25 +58,28 @@ def assign(
     m, n = len(candidates), len(detections)
     if m == 0 or n == 0:
         return {}
-    diff = predicted[:, None, :] - detections[None, :, :]
-    d2 = np.einsum("ijk,ijk->ij", diff, diff)
+    dx = predicted[:, 0:1] - detections[None, :, 0]
+    dy = predicted[:, 1:2] - detections[None, :, 1]
+    d2 = dx * dx + dy * dy
     s2 = variance[:, None] + det_variance[None, :]
-    nominal = 0.5 * d2 / s2 + np.log(s2) * 0.5
+    nominal = 0.5 * d2 / s2 + 0.5 * np.log(s2)
     # Anywhere inside the gate the ball may have been struck or hit since: a broad second
     # hypothesis, a few nats dearer than the prediction, keeps such a ball matched.
     kick2 = (gate[:, None] / 3.0) ** 2 + det_variance[None, :]
-    kicked = _KICK_COST + 0.5 * d2 / kick2 + np.log(kick2) * 0.5
+    kicked = _KICK_COST + 0.5 * d2 / kick2 + 0.5 * np.log(kick2)
     position = np.minimum(nominal, kicked)
     unknown_pos = np.isnan(d2)
     position[unknown_pos] = free_position_cost
     cost = position + id_cost[candidates]
-    outside = ~unknown_pos & (np.sqrt(np.where(unknown_pos, 0.0, d2)) > gate[:, None])
+    # (An unknown position's nan distance is never outside the gate.)
+    outside = d2 > gate[:, None] ** 2
     cost[outside | ~np.isfinite(cost)] = _FORBIDDEN
     if elsewhere is not None:
         cost = np.minimum(cost, np.where(np.isfinite(elsewhere), elsewhere, _FORBIDDEN))
-    misses = np.full((m, m), _FORBIDDEN)
-    np.fill_diagonal(misses, miss_cost)
-    rows, cols = linear_sum_assignment(np.hstack([cost, misses]))
-    return {
-        int(r): int(c) for r, c in zip(rows, cols, strict=True) if c < n and cost[r, c] < _FORBIDDEN
-    }
+    # One "unseen" column per ball, only its own.
+    full = np.full((m, n + m), _FORBIDDEN)
+    full[:, :n] = cost
+    full[np.arange(m), n + np.arange(m)] = miss_cost
+    rows, cols = linear_sum_assignment(full)
+    taken = (cols < n) & (full[rows, cols] < _FORBIDDEN)
+    return dict(zip(rows[taken].tolist(), cols[taken].tolist(), strict=True))
