@@ -200,10 +200,11 @@ def draw_diagram(model: DiagramModel, table: TableSpec) -> np.ndarray:
             _cross(image, canvas.px(last[-1]), radius + 3, _LOST)
             _label(image, f"{ball} off", canvas.px(last[-1]), _LOST)
     tagged = model.tagged
+    tags: list[tuple[int, int, int, int]] = []
     for contact in model.contacts:
         colour = _CUSHION_MARK if contact.kind is EventKind.BALL_CUSHION else _BALL_MARK
         if contact.order in tagged:
-            _number(image, canvas.px(contact.position), contact.order, colour)
+            _number(image, canvas.px(contact.position), contact.order, colour, tags)
         else:
             cv2.circle(image, canvas.px(contact.position), 2, colour, -1, cv2.LINE_AA)
     # A path tracked into a pocket's throat or off the table stops at the rails.
@@ -287,19 +288,48 @@ def _ball(image: np.ndarray, centre: tuple[int, int], radius: int, ball: BallId)
     cv2.putText(image, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, 1, cv2.LINE_AA)
 
 
-def _number(image: np.ndarray, at: tuple[int, int], n: int, colour: tuple[int, int, int]) -> None:
-    # A square tag on a leader, so a contact number is never taken for a ball.
+def _number(
+    image: np.ndarray,
+    at: tuple[int, int],
+    n: int,
+    colour: tuple[int, int, int],
+    taken: list[tuple[int, int, int, int]],
+) -> None:
+    """A square tag on a leader, so a contact number is never taken for a ball; placed off
+    the tags already drawn (``taken``, their boxes, to which this one's is added): a ball that
+    hits another and then the cushion beside it has two contacts in one spot."""
     text = str(n)
     (w, h), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, 0.4, 1)
-    tag = (at[0] + 14, at[1] - 14)
     half = max(w, h) // 2 + 3
+    tag, box = _tag_place(at, half, taken)
+    taken.append(box)
     cv2.circle(image, at, 3, colour, -1, cv2.LINE_AA)
     cv2.line(image, at, tag, colour, 1, cv2.LINE_AA)
-    corners = (tag[0] - half, tag[1] - half), (tag[0] + half, tag[1] + half)
+    corners = (box[0], box[1]), (box[2], box[3])
     cv2.rectangle(image, *corners, colour, -1)
     cv2.rectangle(image, *corners, (0, 0, 0), 1)
     org = (tag[0] - w // 2, tag[1] + h // 2)
     cv2.putText(image, text, org, cv2.FONT_HERSHEY_SIMPLEX, 0.4, (0, 0, 0), 1, cv2.LINE_AA)
+
+
+_TAG_LEADERS = ((14, -14), (14, 14), (-14, -14), (-14, 14), (0, -24), (0, 24), (24, 0), (-24, 0))
+"""Where a tag may sit from its contact, in order of preference (up and right first)."""
+
+
+def _tag_place(
+    at: tuple[int, int], half: int, taken: list[tuple[int, int, int, int]]
+) -> tuple[tuple[int, int], tuple[int, int, int, int]]:
+    """The first leader end whose tag box (x0, y0, x1, y1) overlaps none of ``taken``, and
+    that box (the first of all when every place is taken)."""
+    places = []
+    for dx, dy in _TAG_LEADERS:
+        tag = (at[0] + dx, at[1] + dy)
+        box = (tag[0] - half, tag[1] - half, tag[0] + half, tag[1] + half)
+        clear = all(box[2] < o[0] or o[2] < box[0] or box[3] < o[1] or o[3] < box[1] for o in taken)
+        if clear:
+            return tag, box
+        places.append((tag, box))
+    return places[0]
 
 
 def _cross(image: np.ndarray, at: tuple[int, int], size: int, colour: tuple[int, int, int]) -> None:

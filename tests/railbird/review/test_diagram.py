@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
-from railbird.review.diagram import build_diagram, draw_diagram, write_diagram
+from railbird.review.diagram import (
+    HEADER_PX,
+    RAIL_PX,
+    SCALE_PX_PER_MM,
+    build_diagram,
+    draw_diagram,
+    write_diagram,
+)
 from rules.errors import RecordError
 from rules.events import EventKind
 from rules.shot import Layout
@@ -101,3 +109,27 @@ def test_an_unwritable_diagram_is_a_clear_error(model, tmp_path: Path) -> None:
 
 def _fields(model) -> dict:
     return {name: getattr(model, name) for name in model.__slots__}
+
+
+def test_two_contacts_in_one_spot_both_show_their_numbers(model) -> None:
+    # The cue ball hits the 1 frozen to a cushion, which then touches that cushion: both
+    # contacts are drawn at one spot, and neither number may hide the other.
+    first, second = model.contacts[:2]
+    moved = replace(second, position=first.position)
+    spot = replace(model, contacts=(first, moved, *model.contacts[2:]))
+    x, y = (round(v) for v in _pixel(first.position))
+
+    def white_near(m) -> int:
+        near = draw_diagram(m, TABLE_9FT)[y - 40 : y + 40, x - 40 : x + 40]
+        return int(np.all(near == (255, 255, 255), axis=2).sum())
+
+    alone = white_near(replace(model, contacts=(first,)))
+    assert alone > 100  # the ball contact's white tag
+    assert white_near(spot) >= 0.8 * alone
+
+
+def _pixel(p: tuple[float, float]) -> tuple[float, float]:
+    """Table mm to diagram pixels (the table's centre at the middle of the drawn table)."""
+    width = TABLE_9FT.length * SCALE_PX_PER_MM + 2 * RAIL_PX
+    middle = HEADER_PX + RAIL_PX + TABLE_9FT.width * SCALE_PX_PER_MM / 2
+    return width / 2 + p[0] * SCALE_PX_PER_MM, middle - p[1] * SCALE_PX_PER_MM
