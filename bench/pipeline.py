@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import math
 import statistics
 import sys
 import time
@@ -47,10 +48,11 @@ from bench._options import whole_corpus
 from bench._pool import Task, parallel_map
 from bench._virtual_table import Seen, cache_dir, seen, truth_frames
 from hardware.sim.scenarios import list_scenarios, run_scenario
-from rules.balls import BallId
+from rules.balls import BALL_DIAMETER_MM, BallId
 from rules.errors import RecordError
 from rules.events import EventKind, ShotEvent
 from rules.games import game_for
+from rules.general import CHALK_WIDTH_MM
 from rules.inputs import ShotInputs
 from rules.ruling import BallInHand
 from rules.shot import Shot
@@ -119,6 +121,10 @@ class Tally:
     wrong: list[str] = field(default_factory=list)
     end_errors: list[float] = field(default_factory=list)
     runs_with_swap: int = 0
+    strokes_faulty: int = 0
+    strokes_faulty_flagged: int = 0
+    near_frozen_clean: int = 0
+    near_frozen_clean_flagged: int = 0
 
     def add(self, other: Tally) -> None:
         """Add ``other``'s counts to these (lists of counts element by element, lists of
@@ -250,6 +256,45 @@ def _first_right(t: Shot, r: Shot | None, tally: Tally) -> bool:
     return (t_first.ball if t_first else None) == (r_first.ball if r_first else None)
 
 
+def _touched(shot: Shot) -> set[BallId]:
+    """Balls set moving with no contact: in the shot (3.21) or while the cue ball was placed
+    before it (3.22). Which of the two records an event placed before the strike joins differs
+    between the truth and the tracker; the set of balls is what counts."""
+    placed = shot.placement.touched if shot.placement is not None else ()
+    return set(shot.disturbed) | set(placed)
+
+
+STROKE_RULES = frozenset({"2.20", "3.23", "3.24"})
+"""The rules of a faulty stroke: a double hit (2.20, 3.23) and a push (3.24)."""
+
+
+def _tally_stroke(t: Shot, ruling, tally: Tally) -> None:
+    """Count the true shot ``t``'s faulty stroke (a double hit or push in the truth) as flagged
+    when the ruling on the tracked shot calls or reviews one; a clean shot with the cue ball
+    within a chalk width of a ball as flagged falsely the same way."""
+    flagged = any(foul.rule in STROKE_RULES for foul in ruling.fouls) or any(
+        review.rule in STROKE_RULES for review in ruling.reviews
+    )
+    if t.double_hit is not None or t.push is not None:
+        tally.strokes_faulty += 1
+        tally.strokes_faulty_flagged += flagged
+    elif _near_frozen(t):
+        tally.near_frozen_clean += 1
+        tally.near_frozen_clean_flagged += flagged
+
+
+def _near_frozen(t: Shot) -> bool:
+    """The cue ball lay within a chalk width of an object ball at the strike (2.20)."""
+    if BallId.CUE not in t.at_strike:
+        return False
+    cue = t.at_strike[BallId.CUE]
+    return any(
+        math.dist(cue, p) - BALL_DIAMETER_MM < CHALK_WIDTH_MM
+        for b, p in t.at_strike.positions
+        if b is not BallId.CUE
+    )
+
+
 def _judge(sn: Seen, pairs: list[tuple[Shot, Shot | None]], tally: Tally) -> None:
     name = sn.run.truth.scenario
     game = game_for(_game_name(name), sn.run.truth.table)
@@ -260,13 +305,15 @@ def _judge(sn: Seen, pairs: list[tuple[Shot, Shot | None]], tally: Tally) -> Non
         except (RecordError, ValueError) as exc:
             log.info("%s shot %d: the exact shot cannot be judged here (%s)", name, k, exc)
             break
-        called = None
+        called, tracked = None, None
         if r is not None:
             try:
-                called, _ = _foul_rule(game, state, r)
+                called, tracked = _foul_rule(game, state, r)
             except (RecordError, ValueError) as exc:
                 log.info("%s shot %d: the tracked shot was refused (%s)", name, k, exc)
                 called = "refused"
+        if tracked is not None:
+            _tally_stroke(t, tracked, tally)
         tally.calls_judged += 1
         if called == expected:
             tally.calls_right += 1
@@ -324,8 +371,8 @@ def score(sn: Seen, sensors: bool, tally: Tally, timings: list[float] | None = N
         if r is not None and t.end_time is not None and r.end_time is not None:
             tally.end_errors.append(abs(r.end_time - t.end_time))
         tally.pocketed_right += r is not None and set(t.pocketed) == set(r.pocketed)
-        touched = set(t.disturbed)
-        got = set(r.disturbed) if r is not None else set()
+        touched = _touched(t)
+        got = _touched(r) if r is not None else set()
         tally.touched_truth += len(touched)
         tally.touched_found += len(touched & got)
         tally.touched_false += len(got - touched)
@@ -372,6 +419,8 @@ def figures(tally: Tally) -> dict:
         "shot_end_error_s_median": round(statistics.median(ends), 3) if ends else None,
         "shot_end_within_0.3s": round(sum(e <= 0.3 for e in ends) / max(len(ends), 1), 4),
         "runs_with_id_swap": tally.runs_with_swap,
+        "faulty_strokes_flagged": f"{tally.strokes_faulty_flagged}/{tally.strokes_faulty}",
+        "near_frozen_clean_flagged": f"{tally.near_frozen_clean_flagged}/{tally.near_frozen_clean}",
         "per_rule": dict(sorted(tally.per_rule.items())),
         "wrong_count": len(tally.wrong),
         "wrong": "; ".join(tally.wrong[:30]),

@@ -22,6 +22,7 @@ import numpy as np
 from calibration.table import TableSpec
 from rules.balls import BallId
 from rules.events import EventKind, ShotEvent
+from rules.general import CHALK_WIDTH_MM
 from rules.shot import (
     DoubleHitEvidence,
     Frozen,
@@ -37,9 +38,6 @@ from tracking.model import BALLS, CUE_ROW, TrackFrame
 _MEASURE_SIGMA_MM = 2.0
 """Position noise assumed for the push measure (vision's sigma; the floor of what it can do)."""
 
-CHALK_WIDTH_MM = 22.0
-"""About the width of a chalk cube: rule 2.20's gap under which a double hit is possible."""
-
 
 @dataclass(frozen=True, slots=True)
 class AssemblerConfig:
@@ -51,13 +49,16 @@ class AssemblerConfig:
         jump_frames: Frames the cue ball must be seen in the air to be called airborne (one
             big detection is noise).
         push_window_s: How long after the strike the cue ball's speed is watched for a push.
-        double_hit_window_s: How long after the strike the cue ball's forward travel is watched.
+        double_hit_window_s: How long after the contact the cue ball's forward travel is
+            watched (2.20): a cue that stays on the ball carries it on through the object ball
+            at a good part of its speed; after a clean stroke it is all but still, and follow
+            (the cloth's grip on its spin, about 2 m/s^2) moves it under 10 mm in that time.
     """
 
     frozen_gap_mm: float = 3.0
     jump_frames: int = 2
     push_window_s: float = 0.3
-    double_hit_window_s: float = 0.5
+    double_hit_window_s: float = 0.1
 
 
 @dataclass
@@ -227,12 +228,20 @@ class ShotAssembler:
         target = np.array(layout[ball])
         start = np.array(cue)
         direction = (target - start) / max(float(np.hypot(*(target - start))), 1e-9)
-        horizon = shot.strike.time + self.config.double_hit_window_s
+        contact = next(
+            (
+                e.time
+                for e in shot.events
+                if e.kind is EventKind.BALL_BALL and set(e.balls) == {BallId.CUE, ball}
+            ),
+            shot.strike.time,
+        )
+        horizon = contact + self.config.double_hit_window_s
         travel = [float((p - start) @ direction) for t, p, _ in shot.cue_path if t <= horizon]
         after = max(0.0, max(travel, default=0.0) - max(gap, 0.0))
-        # Travel toward the ball also comes from follow on a clean stroke: on real frames the
-        # measure alone cannot tell the two apart, so it is evidence for review, not a call.
-        return DoubleHitEvidence(ball, max(gap, 0.0), after, confidence=0.7)
+        # Watched only while the stroke can still be on the ball, follow cannot pass for a
+        # double hit: the measure is trusted enough to call.
+        return DoubleHitEvidence(ball, max(gap, 0.0), after, confidence=0.9)
 
     def _push(self, shot: _OpenShot) -> PushEvidence | None:
         path = [

@@ -68,15 +68,43 @@ def test_a_ball_nearly_frozen_to_the_cue_ball_is_its_first_contact_rule_3_18(see
     assert shot.first_contact.time > shot.strike_time
 
 
-def test_a_near_frozen_cue_ball_pushed_on_goes_to_review_rule_2_20() -> None:
+def test_a_near_frozen_cue_ball_pushed_on_is_a_double_hit_rule_2_20() -> None:
+    # The cue stays on the ball: it goes on through the 3 at 1.1 m/s.
     shot = _shot(0.3, 1100.0, 400.0, 0)[0]
     ev = shot.double_hit
     assert ev is not None and ev.object_ball is BallId.THREE
     assert ev.gap_at_strike_mm < 3.0
-    assert ev.travel_after_contact_mm > 10 * BALL_RADIUS_MM
-    # Follow on a clean stroke moves the cue ball on too: the measure goes to review.
+    assert ev.travel_after_contact_mm > 3 * BALL_RADIUS_MM
     foul, review = double_hit(shot, CONFIDENCE_FOR_REVIEW)
-    assert foul is None and review is not None and "2.20" in review
+    assert foul is not None and foul.rule == "3.23" and review is None
+
+
+def _followed(frames: int) -> list[float]:
+    """A clean stroke through a frozen ball: the cue ball all but stops, then its topspin pulls
+    it on at 2 m/s^2 (the cloth's grip) until it rolls at 600 mm/s, then slows."""
+    xs, x, v = [], CUE_X, 30.0
+    for _ in range(frames):
+        x += v * FRAME
+        v = min(v + 2000.0 * FRAME, 600.0) if v < 600.0 else max(0.0, v - 300.0 * FRAME)
+        xs.append(x)
+    return xs
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_follow_after_a_clean_stroke_on_a_frozen_ball_is_no_double_hit_rule_2_20(seed) -> None:
+    obj_x = CUE_X + BALL_DIAMETER_MM
+    obj = [obj_x] * STILL + _path(obj_x, 1800.0, 300.0, 120)
+    obj += [obj[-1]] * 40
+    cue = [CUE_X] * STILL + _followed(120)
+    cue += [cue[-1]] * 40
+    shot = run(_frames(cue, obj, seed)).shots[0]
+    ev = shot.double_hit
+    assert ev is not None and ev.object_ball is BallId.THREE
+    # Over the whole shot the cue ball follows on far past half a ball: the measure is taken
+    # while the stroke could still be on it.
+    assert cue[-1] - cue[STILL] > 10 * BALL_DIAMETER_MM
+    assert ev.travel_after_contact_mm < BALL_RADIUS_MM
+    assert double_hit(shot, CONFIDENCE_FOR_REVIEW) == (None, None)
 
 
 def test_a_cue_ball_crawling_after_a_frozen_ball_is_no_new_strike_rule_3_38() -> None:
