@@ -88,6 +88,10 @@ _RESTART_S = 0.5
 """A cue ball leaving rest this soon after it stopped, in a shot still going on, was never still:
 players do not strike a ball that has just stopped rolling."""
 
+_SEEN_STILL_S = 0.25
+"""How long a ball must be seen still before it counts as having been at rest: the tracker's
+rest window (a line fitted over it measures a speed to about 5 mm/s)."""
+
 SETTLE_REST_S = 5.0
 """A ball that drops after resting this long dropped on its own (second rule 3.21)."""
 
@@ -200,6 +204,7 @@ class Segmenter:
         self._in_pocket: dict[int, object] = {}
         self._rest_reported: set[int] = set()
         self._disturbed_last: dict[int, float] = {}
+        self._in_view_since: dict[int, float] = {}
         self._strike_time = -math.inf
         self._last_departure = -math.inf
         self._d = table.ball_diameter
@@ -215,6 +220,7 @@ class Segmenter:
         """Fold one track frame; return the events decided with it, in time order."""
         self._frames.append(frame)
         self._window.push(frame)
+        self._note_arrivals(frame)
         events: list[ShotEvent] = []
         events += self._departures(frame)
         events += self._displaced(frame)
@@ -238,6 +244,20 @@ class Segmenter:
         return events
 
     # -- helpers --------------------------------------------------------------------------------
+
+    def _note_arrivals(self, frame: TrackFrame) -> None:
+        """When each ball came into view: the tracker takes a ball it first sees for a ball at
+        rest until it moves."""
+        before = self._frames[-2].on_table if len(self._frames) > 1 else False
+        for r in np.flatnonzero(frame.on_table & ~before):
+            self._in_view_since[int(r)] = frame.time
+
+    def _moving_when_found(self, r: int, f0: TrackFrame) -> bool:
+        """Ball ``r`` moved off the spot where it came into view before it could be seen
+        still: it was moving already (the recording began, or it was put back on the table,
+        mid-motion), not set moving now."""
+        since = self._in_view_since.get(r, -math.inf)
+        return f0.rest_since[r] <= since and f0.time - since < _SEEN_STILL_S
 
     def _velocity_noise(self, f0: TrackFrame, f1: TrackFrame, rows: np.ndarray) -> np.ndarray:
         dt = max(f1.time - f0.time, 1e-6)
@@ -774,6 +794,7 @@ class Segmenter:
                 events.append(soft)
             elif (
                 self._clear_of_others(r, f0)
+                and not self._moving_when_found(r, f0)
                 and not self._vision_jump(r, f0, f1, f2)
                 and not self._still_going(r, f0)
                 and t - self._disturbed_last.get(r, -math.inf) >= 1.0

@@ -113,6 +113,20 @@ def test_a_ball_still_rolling_at_the_strike_is_reported_rule_3_14() -> None:
     assert shots[-1].moving_at_strike == (BallId.EIGHT,)
 
 
+def test_a_ball_rolling_when_the_recording_begins_was_not_disturbed_rule_3_21() -> None:
+    # The 8 rolls from the first frame: the camera never saw it still, so nothing set it moving
+    # that the monitor could see; at the strike it is still rolling.
+    sim = simulate(
+        {"cue": (-700.0, 0.0), "8": (500.0, -300.0)},
+        (1500.0, 0.0),
+        strike_time=0.9,
+        pushes={"8": (0.0, 0.0, 800.0)},
+    )
+    result = run(render(sim, 6), sim.signals)
+    assert result.of_kind(EventKind.BALL_DISTURBED) == []
+    assert result.shots[-1].moving_at_strike == (BallId.EIGHT,)
+
+
 def _frames(track: list[tuple[float, float] | None], ball: BallId) -> list[Detections]:
     return [
         Detections.of(k, k * FRAME, [p] if p else [], identity=one_hot([ball]) if p else None)
