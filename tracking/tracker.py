@@ -41,6 +41,12 @@ _FREE_POSITION_COST = 6.0
 _RESPAWN_ID = 0.6
 _NEW_ID = 0.3
 _CONFIRM_SIGHTINGS = 3
+"""A new track is tentative until seen this many times: its first sighting may have been a
+neighbour that vision misnamed (a 2-3 % event per detection), so until then, while no ball rolls,
+it may move to a detection elsewhere that vision names as it."""
+_HIDDEN_REACH_MM = 120.0
+"""How far from where it lay a ball hidden at rest is taken back on a weak name: a hand nudging
+it moves it a few centimetres."""
 _NAME_MEMORY = 0.95
 """Each sighting's weight in a track's running name score, per newer sighting (about the last
 twenty count)."""
@@ -51,9 +57,7 @@ much likelier than its own name: vision calls it that, steadily."""
 
 _RENAME_COST = math.log(100.0)
 """A tentative track is renamed when its sightings make another ball this much likelier."""
-"""A new track is tentative until seen this many times: its first sighting may have been a
-neighbour that vision misnamed (a 2-3 % event per detection), so until then, while no ball rolls,
-it may move to a detection elsewhere that vision names as it."""
+
 _LOST_MOVING_S = 2.0
 """A moving ball unseen this long (s) is taken to have stopped: a ball rolling at 2 m/s on the
 cloth stops within about two seconds, and an arm rarely hides one longer."""
@@ -245,9 +249,16 @@ class Tracker:
         moved = self._moved_ball(
             detections.positions, predicted_at[np.isfinite(predicted_at[:, 0])]
         )
-        for row in rows:
-            status = self._tracks[row].status
-            if not status.on_table:
+        for i, row in enumerate(rows):
+            track = self._tracks[row]
+            status = track.status
+            if status is BallStatus.HIDDEN and not track.moving_before_hidden:
+                # A ball that lay still out of sight is seen again where it lay, or nudged: far
+                # from there only vision naming it surely moves it (a lone ghost detection
+                # elsewhere must not).
+                far = np.hypot(*(detections.positions - predicted_at[i]).T) > _HIDDEN_REACH_MM
+                id_cost[row, far & (p_id[:, row] < _RESPAWN_ID)] = np.inf
+            elif not status.on_table:
                 need = _NEW_ID if status is BallStatus.UNSEEN else _RESPAWN_ID
                 weak = (p_id[:, row] < need) | in_pocket | moved
                 if np.count_nonzero(~weak) > 1:
@@ -446,7 +457,8 @@ class Tracker:
             track.pending_start += 1
             # A clear jump starts it at once; a marginal one must be confirmed by the next frame.
             if moved > 2 * threshold or track.pending_start >= 2:
-                step = max(dt, 1e-3)
+                # Out of sight it may have moved at any time since it was last seen.
+                step = max(dt, t - track.last_seen, 1e-3)
                 track.kf.seed(z, (z - track.rest_pos) / step, sigma, speed_sigma=moved / step)
                 track.status = BallStatus.MOVING
                 track.rest_since = math.nan
@@ -702,6 +714,10 @@ class Tracker:
         rest = np.full(n, np.nan)
         measured = np.full((n, 2), np.nan)
         measured_sigma = np.full(n, np.nan)
+        # A ball come into view is shown once sighted often enough to be sure of it: a lone
+        # ghost detection, or a new ball's first sightings under another's name, never show.
+        shown = [track.sightings >= _GHOST_SIGHTINGS for track in self._tracks]
+        matches = {row: col for row, col in matches.items() if shown[row]}
         rows, cols = list(matches), list(matches.values())
         measured[rows] = det.positions[cols]
         measured_sigma[rows] = det.sigma[cols]
@@ -710,7 +726,7 @@ class Tracker:
             radius[row] = track.radius_px
             growth[row] = track.radius_px / track.ground_radius
         for row, track in enumerate(self._tracks):
-            if track.kf is None:
+            if track.kf is None or not shown[row]:
                 continue
             if track.status.on_table:
                 x = track.kf.kf.x
@@ -727,7 +743,10 @@ class Tracker:
         return TrackFrame(
             det.frame,
             det.time,
-            tuple(t.status for t in self._tracks),
+            tuple(
+                t.status if ok else t.adopted_from
+                for t, ok in zip(self._tracks, shown, strict=True)
+            ),
             pos,
             vel,
             sig,
