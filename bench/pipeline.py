@@ -46,8 +46,8 @@ import numpy as np
 
 from bench._options import whole_corpus
 from bench._pool import Task, parallel_map
-from bench._virtual_table import Seen, cache_dir, seen, truth_frames
-from hardware.sim.scenarios import list_scenarios, run_scenario
+from bench._virtual_table import CAMERA_HEIGHT_MM, Seen, cache_dir, seen, truth_frames
+from hardware.sim.scenarios import LIGHT_HEIGHT_MM, list_scenarios, run_scenario
 from rules.balls import BALL_DIAMETER_MM, BallId
 from rules.errors import RecordError
 from rules.events import EventKind, ShotEvent
@@ -60,7 +60,7 @@ from rules.state import GameOptions, GameState, Phase
 from tests.tracking.helpers import came_apart, matched, observable
 from tracking.assembler import ShotAssembler
 from tracking.model import BALLS, TrackerConfig, TrackFrame
-from tracking.segmenter import Segmenter
+from tracking.segmenter import Segmenter, SegmenterConfig
 from tracking.tracker import Tracker
 from vision.detections import Detections
 
@@ -157,7 +157,9 @@ def track_shots(
     """
     table = sn.run.truth.table
     tracker = Tracker(table, TrackerConfig(sensors=sensors))
-    segmenter, assembler = Segmenter(table), ShotAssembler(table)
+    # The virtual table's camera (noise model and recordings alike) and its lamp.
+    venue = SegmenterConfig(camera_height_mm=CAMERA_HEIGHT_MM, light_height_mm=LIGHT_HEIGHT_MM)
+    segmenter, assembler = Segmenter(table, venue), ShotAssembler(table)
     queue = sorted(sn.signals, key=lambda s: s.time) if sensors else []
     shots: list[Shot] = []
     events: list[ShotEvent] = []

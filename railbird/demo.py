@@ -67,7 +67,16 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         show_update(update, out)
         feed.update(update)
 
-    loop = LiveLoop(calibration, referee, clock, on_update, recorder, inputs, feed.tick)
+    loop = LiveLoop(
+        calibration,
+        referee,
+        clock,
+        on_update,
+        recorder,
+        inputs,
+        feed.tick,
+        light_height_mm=virtual.light_height_mm,
+    )
     try:
         with virtual.sensor_port(clock) as port:
             on_bytes = (lambda data, t: recorder.write_serial(t, port, data)) if recorder else None

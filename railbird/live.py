@@ -34,7 +34,7 @@ from rules.shot import Shot
 from rules.signals import PocketSignal
 from tracking.assembler import ShotAssembler
 from tracking.model import TrackFrame
-from tracking.segmenter import Segmenter
+from tracking.segmenter import Segmenter, SegmenterConfig
 from tracking.tracker import Tracker
 from vision.detector import BallDetector
 
@@ -114,6 +114,8 @@ class LiveLoop:
         inputs: Operator inputs from the console, applied between frames on the loop's thread.
         on_tick: Called after every frame with its time (to refresh the shot clock display).
         on_track: Called with every frame's tracker output (post-match review draws from it).
+        light_height_mm: The lamp's underside above the cloth (``[table] light_height_mm``): a
+            ball seen that high touched it (3.28). None: no lamp is watched.
     """
 
     def __init__(
@@ -126,8 +128,12 @@ class LiveLoop:
         inputs: InputQueue | None = None,
         on_tick: Callable[[float], None] = lambda t: None,
         on_track: Callable[[TrackFrame], None] | None = None,
+        light_height_mm: float | None = None,
     ) -> None:
         self._table = calibration.table
+        self._venue = SegmenterConfig(
+            camera_height_mm=calibration.camera.height_mm, light_height_mm=light_height_mm
+        )
         self._inputs = inputs
         self._on_tick = on_tick
         self._on_track = on_track
@@ -241,7 +247,7 @@ class LiveLoop:
     def _new_table(self) -> None:
         """Tracking from scratch: at the start, and when a new rack is racked."""
         self._tracker = Tracker(self._table)
-        self._segmenter = Segmenter(self._table)
+        self._segmenter = Segmenter(self._table, self._venue)
         self._assembler = ShotAssembler(self._table)
         # The log already holds shots (a resumed match, an earlier rack): tracking numbers its
         # shots from 0 again.

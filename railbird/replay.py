@@ -176,7 +176,14 @@ def replay(
             # fast this machine is.
             writer = _UpdateWriter(events_out, shots_out, rulings_out)
             clock = FakeClock()
-            loop = LiveLoop(inputs.calibration, referee, clock, writer.write, on_track=on_track)
+            loop = LiveLoop(
+                inputs.calibration,
+                referee,
+                clock,
+                writer.write,
+                on_track=on_track,
+                light_height_mm=config.table.light_height_mm,
+            )
             for signal in signals:
                 loop.signal(signal)
             console = _Console(inputs.operator, loop, clock)

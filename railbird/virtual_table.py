@@ -27,7 +27,7 @@ from hardware.clock import Clock
 from hardware.frames import Frame, FrameSource
 from hardware.sim.camera_source import VirtualCamera
 from hardware.sim.render import RenderConfig, TableRenderer
-from hardware.sim.scenarios import ScenarioRun, run_scenario
+from hardware.sim.scenarios import LIGHT_HEIGHT_MM, ScenarioRun, run_scenario
 from hardware.sim.sensors import (
     Faults,
     PtyPort,
@@ -169,6 +169,11 @@ class VirtualTable:
         self.renderer = TableRenderer(self.table, self.lens, self.render)
         self.start = self.run.truth.start_time
         self.end = self.run.truth.end_time + TAIL_S
+
+    @property
+    def light_height_mm(self) -> float:
+        """The virtual table's lamp, above the cloth (a ball may fly up and touch it)."""
+        return LIGHT_HEIGHT_MM
 
     @property
     def frame_size(self) -> tuple[int, int]:

@@ -179,7 +179,18 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                 clock.frame_done(t)
             feed.tick(t)
 
-        loop = LiveLoop(calibration, referee, clock, on_update, recorder, inputs, on_tick)
+        loop = LiveLoop(
+            calibration,
+            referee,
+            clock,
+            on_update,
+            recorder,
+            inputs,
+            on_tick,
+            light_height_mm=(
+                virtual.light_height_mm if virtual is not None else config.table.light_height_mm
+            ),
+        )
         camera: FrameSource
         if virtual is not None:
             camera = virtual.camera(clock)

@@ -88,6 +88,10 @@ _RESTART_S = 0.5
 """A cue ball leaving rest this soon after it stopped, in a shot still going on, was never still:
 players do not strike a ball that has just stopped rolling."""
 
+_LAMP_REACH_MM = 15.0
+"""How far below the lamp a ball's top may be seen and still have touched it: a 1 % error in
+its apparent size is 10 mm of height at the lamp."""
+
 _SEEN_STILL_S = 0.25
 """How long a ball must be seen still before it counts as having been at rest: the tracker's
 rest window (a line fitted over it measures a speed to about 5 mm/s)."""
@@ -111,6 +115,11 @@ class SegmenterConfig:
         noise_sigmas: The velocity change must also exceed this many noise standard deviations.
         disturb_clearance_mm: A ball that starts moving with no other ball within this gap
             (surface to surface) was disturbed, not hit.
+        camera_height_mm: The camera's optical centre above the cloth (from the calibration):
+            how much nearer a ball in the air is, from how much bigger it looks.
+        light_height_mm: The lamp's underside above the cloth, when the venue gives it: a ball
+            whose top gets there touched the lamp, and is off the table even though it comes
+            back (3.28). None: no lamp is watched.
     """
 
     touch_tolerance_mm: float = 12.0
@@ -118,6 +127,8 @@ class SegmenterConfig:
     min_rebound_mm_s: float = 60.0
     noise_sigmas: float = 4.0
     disturb_clearance_mm: float = 25.0
+    camera_height_mm: float | None = None
+    light_height_mm: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,6 +216,7 @@ class Segmenter:
         self._rest_reported: set[int] = set()
         self._disturbed_last: dict[int, float] = {}
         self._in_view_since: dict[int, float] = {}
+        self._lamp_touched: set[int] = set()
         self._strike_time = -math.inf
         self._last_departure = -math.inf
         self._d = table.ball_diameter
@@ -223,6 +235,7 @@ class Segmenter:
         self._note_arrivals(frame)
         events: list[ShotEvent] = []
         events += self._departures(frame)
+        events += self._lamp_touches(frame)
         events += self._displaced(frame)
         if len(self._frames) >= 3:
             f0, f1, f2 = self._frames[-3], self._frames[-2], self._frames[-1]
@@ -873,6 +886,7 @@ class Segmenter:
         self._in_shot = True
         self._strike_time = t
         self._rest_reported.clear()
+        self._lamp_touched.clear()
         return ShotEvent(
             EventKind.CUE_STRIKE, t, (BallId.CUE,), confidence=0.95, time_uncertainty=unc
         )
@@ -1172,6 +1186,34 @@ class Segmenter:
             self._last_departure = max(self._last_departure, dep.time)
             if dep.kind is EventKind.POCKETED and (glance := self._last_glance(dep.ball)):
                 events.append(glance)
+        return events
+
+    def _lamp_touches(self, frame: TrackFrame) -> list[ShotEvent]:
+        """Balls seen in the air as high as the lamp: off the table at that moment (3.28)."""
+        camera, lamp = self.config.camera_height_mm, self.config.light_height_mm
+        if camera is None or lamp is None or not self._in_shot:
+            return []
+        rows = np.flatnonzero(frame.airborne & frame.seen)
+        if len(rows) == 0:
+            return []
+        rad = self._d / 2
+        # The picture of a ball scales as one over its distance from the camera.
+        top = camera - (camera - rad) / frame.growth[rows] + rad
+        events = []
+        for r in rows[top >= lamp - _LAMP_REACH_MM]:
+            if int(r) in self._lamp_touched:
+                continue
+            self._lamp_touched.add(int(r))
+            events.append(
+                ShotEvent(
+                    EventKind.LEFT_TABLE,
+                    frame.time,
+                    (BALLS[r],),
+                    confidence=0.8,
+                    time_uncertainty=frame.time - self._frames[-2].time,
+                    source=EvidenceSource.VISION,
+                )
+            )
         return events
 
     def _last_glance(self, ball: BallId) -> ShotEvent | None:

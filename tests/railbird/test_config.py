@@ -21,6 +21,13 @@ def test_custom_table(tmp_path: Path) -> None:
     assert (spec.length, spec.width) == (2800.0, 1400.0)
 
 
+def test_the_lamp_over_the_table(tmp_path: Path) -> None:
+    path = tmp_path / "railbird.toml"
+    path.write_text("[table]\nlight_height_mm = 950\n")
+    assert load_config(path).table.light_height_mm == 950.0
+    assert parse_config("").table.light_height_mm is None
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
@@ -30,6 +37,7 @@ def test_custom_table(tmp_path: Path) -> None:
         ('[table]\nsize = "10ft"\n', "size '10ft' is not one of 9ft, 8ft, 7ft, custom"),
         ('[table]\nsize = "custom"\nlength_mm = 2800\n', "needs both length_mm and width_mm"),
         ('[table]\nsize = "8ft"\nwidth_mm = 1000\n', "apply to size = 'custom'"),
+        ("[table]\nlight_height_mm = 30\n", "light_height_mm 30.* not a lamp's height"),
         ("[table\n", "not valid TOML"),
     ],
 )

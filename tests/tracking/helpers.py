@@ -15,6 +15,7 @@ from rules.shot import Shot
 from tests.tracking.synth import TABLE, Sim
 from tracking.model import TrackerConfig, TrackFrame
 from tracking.pipeline import assemble, segment, track, with_signals
+from tracking.segmenter import SegmenterConfig
 from vision.detections import Detections
 
 
@@ -35,13 +36,15 @@ def run(
     detections: list[Detections],
     signals=(),
     config: TrackerConfig | None = None,
+    segmenter: SegmenterConfig | None = None,
 ) -> Run:
     """Track, segment and assemble a list of detections."""
     frames: list[TrackFrame] = []
     events: list[ShotEvent] = []
 
     def pairs():
-        for frame, evs in segment(TABLE, track(TABLE, with_signals(detections, signals), config)):
+        tracked = track(TABLE, with_signals(detections, signals), config)
+        for frame, evs in segment(TABLE, tracked, segmenter):
             if frame is not None:
                 frames.append(frame)
             events.extend(evs)

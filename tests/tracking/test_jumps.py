@@ -9,6 +9,7 @@ import numpy as np
 from rules.balls import BallId
 from rules.events import EventKind
 from tests.tracking.helpers import run
+from tracking.segmenter import SegmenterConfig
 from vision.detections import Detections
 
 FRAME = 1 / 60
@@ -92,3 +93,25 @@ def test_a_cue_ball_passing_over_a_ball_never_touched_it_rule_3_26() -> None:
         result = run(_hop_over(1.05, seed))
         assert not [e for e in result.events if e.kind is EventKind.BALL_BALL], seed
         assert result.shots[0].first_contact is None
+
+
+LAMP = SegmenterConfig(camera_height_mm=2600.0, light_height_mm=1000.0)
+
+
+def test_a_ball_flying_up_to_the_lamp_left_the_table_rule_3_28() -> None:
+    # At 1.6x its size on the cloth, the cue ball's top is within a centimetre of the lamp
+    # 1 m up: it touched something that is not part of the table.
+    events = run(_hop_over(1.6), segmenter=LAMP).events
+    left = [e for e in events if e.kind is EventKind.LEFT_TABLE]
+    assert [e.ball for e in left] == [BallId.CUE]
+    assert 30 * FRAME < left[0].time < 60 * FRAME
+
+
+def test_a_jump_well_below_the_lamp_stays_on_the_table_rule_3_28() -> None:
+    events = run(_hop_over(1.3), segmenter=LAMP).events
+    assert not [e for e in events if e.kind is EventKind.LEFT_TABLE]
+
+
+def test_no_lamp_given_no_lamp_watched_rule_3_28() -> None:
+    events = run(_hop_over(1.6)).events
+    assert not [e for e in events if e.kind is EventKind.LEFT_TABLE]
