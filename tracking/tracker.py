@@ -65,6 +65,9 @@ _GHOST_SIGHTINGS = 3
 """A ball adopted from fewer sightings than this ..."""
 _GHOST_GAP_S = 0.1
 """... and then unseen this long (s) was a ghost: it is forgotten."""
+_EARLY_S = 0.1
+"""Balls first seen this soon after the first frame are shown at once (vision may name one
+doubtfully, or miss it, in the first frame or two)."""
 _DISPLACED_FRAMES = 20
 """Frames a resting ball is watched after it was hidden before its spot is compared."""
 _DISPLACED_MM = 3.0
@@ -104,6 +107,7 @@ class _Track:
     reseen_at: float = math.nan
     reseen: list = field(default_factory=list)
     adopted_from: BallStatus = BallStatus.UNSEEN
+    adopted_at: float = math.nan
     entered: PocketId | None = None
     seen_count: int = 0
     """Sightings since the track was (re)started: under `_CONFIRM_SIGHTINGS` it is tentative."""
@@ -419,6 +423,7 @@ class Tracker:
             # The balls of the first frame were set up before it: no ghosts among them.
             trusted = self._time_first == t
             track.adopted_from, track.sightings = track.status, _GHOST_SIGHTINGS * trusted
+            track.adopted_at = t
             track.kf = BallFilter(z, sigma, self.config)
             track.status = BallStatus.AT_REST
             track.rest_pos = z.copy()
@@ -716,7 +721,13 @@ class Tracker:
         measured_sigma = np.full(n, np.nan)
         # A ball come into view is shown once sighted often enough to be sure of it: a lone
         # ghost detection, or a new ball's first sightings under another's name, never show.
-        shown = [track.sightings >= _GHOST_SIGHTINGS for track in self._tracks]
+        # The balls of the first frames were on the table before them: a break struck as the
+        # recording starts must show its cue ball at rest first.
+        early = (self._time_first or 0.0) + _EARLY_S
+        shown = [
+            track.sightings >= _GHOST_SIGHTINGS or track.adopted_at <= early
+            for track in self._tracks
+        ]
         matches = {row: col for row, col in matches.items() if shown[row]}
         rows, cols = list(matches), list(matches.values())
         measured[rows] = det.positions[cols]
