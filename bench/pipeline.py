@@ -123,6 +123,8 @@ class Tally:
     runs_with_swap: int = 0
     strokes_faulty: int = 0
     strokes_faulty_flagged: int = 0
+    clean_strokes: int = 0
+    clean_strokes_flagged: int = 0
     near_frozen_clean: int = 0
     near_frozen_clean_flagged: int = 0
 
@@ -272,15 +274,18 @@ STROKE_RULES = frozenset({"2.20", "3.23", "3.24"})
 
 def _tally_stroke(t: Shot, ruling, tally: Tally) -> None:
     """Count the true shot ``t``'s faulty stroke (a double hit or push in the truth) as flagged
-    when the ruling on the tracked shot calls or reviews one; a clean shot with the cue ball
-    within a chalk width of a ball as flagged falsely the same way."""
+    when the ruling on the tracked shot calls or reviews one; a clean shot (and among them one
+    with the cue ball within a chalk width of a ball) as flagged falsely the same way."""
     flagged = any(foul.rule in STROKE_RULES for foul in ruling.fouls) or any(
         review.rule in STROKE_RULES for review in ruling.reviews
     )
     if t.double_hit is not None or t.push is not None:
         tally.strokes_faulty += 1
         tally.strokes_faulty_flagged += flagged
-    elif _near_frozen(t):
+        return
+    tally.clean_strokes += 1
+    tally.clean_strokes_flagged += flagged
+    if _near_frozen(t):
         tally.near_frozen_clean += 1
         tally.near_frozen_clean_flagged += flagged
 
@@ -422,6 +427,7 @@ def figures(tally: Tally) -> dict:
         "shot_end_within_0.3s": round(sum(e <= 0.3 for e in ends) / max(len(ends), 1), 4),
         "runs_with_id_swap": tally.runs_with_swap,
         "faulty_strokes_flagged": f"{tally.strokes_faulty_flagged}/{tally.strokes_faulty}",
+        "clean_strokes_flagged": f"{tally.clean_strokes_flagged}/{tally.clean_strokes}",
         "near_frozen_clean_flagged": f"{tally.near_frozen_clean_flagged}/{tally.near_frozen_clean}",
         "per_rule": dict(sorted(tally.per_rule.items())),
         "wrong_count": len(tally.wrong),

@@ -13,6 +13,7 @@ are kept and handed to the next shot, ahead of its strike.
 from __future__ import annotations
 
 import math
+import statistics
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -37,6 +38,14 @@ from tracking.model import BALLS, CUE_ROW, TrackFrame
 
 _MEASURE_SIGMA_MM = 2.0
 """Position noise assumed for the push measure (vision's sigma; the floor of what it can do)."""
+
+_PUSH_FIT_S = 0.1
+"""How long after the strike the cue ball's way is fitted for a push: a cue that stays on the
+ball pushes it for 50-90 ms."""
+
+_GRIP_MM_S2 = 2000.0
+"""The most the cloth's grip on a sliding ball's spin speeds it up (sliding friction, about
+0.2 g): follow after a clean stroke; a push is several times that."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +75,8 @@ class _OpenShot:
     strike: ShotEvent
     at_strike: TrackFrame
     events: list[ShotEvent]
-    cue_path: list[tuple[float, np.ndarray, float]] = field(default_factory=list)
+    # (time, measured centre, apparent growth, measurement sigma) of each sighting
+    cue_path: list[tuple[float, np.ndarray, float, float]] = field(default_factory=list)
     overlaps: set[BallId] = field(default_factory=set)
     ball_in_hand: bool = False
     airborne_frames: int = 0
@@ -141,7 +151,8 @@ class ShotAssembler:
             return
         cue = frame.measured[CUE_ROW].copy()
         last = shot.cue_path[-1][1] if shot.cue_path else cue
-        shot.cue_path.append((frame.time, cue, float(frame.growth[CUE_ROW])))
+        sigma = float(frame.measured_sigma[CUE_ROW])
+        shot.cue_path.append((frame.time, cue, float(frame.growth[CUE_ROW]), sigma))
         shot.airborne_frames += bool(frame.airborne[CUE_ROW])
         on = frame.on_table.copy()
         on[CUE_ROW] = False
@@ -237,7 +248,7 @@ class ShotAssembler:
             shot.strike.time,
         )
         horizon = contact + self.config.double_hit_window_s
-        travel = [float((p - start) @ direction) for t, p, _ in shot.cue_path if t <= horizon]
+        travel = [float((p - start) @ direction) for t, p, *_ in shot.cue_path if t <= horizon]
         after = max(0.0, max(travel, default=0.0) - max(gap, 0.0))
         # Watched only while the stroke can still be on the ball, follow cannot pass for a
         # double hit: the measure is trusted enough to call.
@@ -245,7 +256,9 @@ class ShotAssembler:
 
     def _push(self, shot: _OpenShot) -> PushEvidence | None:
         path = [
-            (t, p) for t, p, _ in shot.cue_path if t <= shot.strike.time + self.config.push_window_s
+            (t, p)
+            for t, p, *_ in shot.cue_path
+            if t <= shot.strike.time + self.config.push_window_s
         ]
         if len(path) < 3:
             return None
@@ -262,11 +275,46 @@ class ShotAssembler:
         for i in range(2, len(speed)):
             if speed[i] > float(np.max(speed[: i - 1])) + 2 * noise:
                 last_rise = i
-        acceleration = 0.0 if last_rise is None else float(mid[last_rise] - shot.strike.time)
-        return PushEvidence(acceleration, confidence=0.6)
+        if last_rise is not None:
+            return PushEvidence(float(mid[last_rise] - shot.strike.time), confidence=0.6)
+        return PushEvidence(self._accelerating(shot), confidence=0.6)
+
+    def _accelerating(self, shot: _OpenShot) -> float:
+        """How long after the strike the cue ball was seen still speeding up, from a parabola
+        fitted to its way until anything touched it (0: it was not). A push starts slowly, so
+        the strike is seen late and the steps after it hold only the end of the climb; the
+        curve of the way still shows it. After a clean stroke only the cloth's grip on the
+        ball's spin can speed it up, and at most by `_GRIP_MM_S2`."""
+        strike = shot.strike.time
+        touched = min(
+            (
+                e.time
+                for e in shot.events
+                if e.time > strike
+                and BallId.CUE in e.balls
+                and e.kind in (EventKind.BALL_BALL, EventKind.BALL_CUSHION)
+            ),
+            default=math.inf,
+        )
+        end = min(strike + _PUSH_FIT_S, touched)
+        path = [(t, p, s) for t, p, _, s in shot.cue_path if t <= end]
+        if len(path) < 4:
+            return 0.0
+        t = np.array([t for t, _, _ in path]) - strike
+        pts = np.array([p for _, p, _ in path])
+        heading = pts[-1] - pts[0]
+        way = (pts - pts[0]) @ (heading / max(float(np.hypot(*heading)), 1e-9))
+        sigmas = [s for _, _, s in path if not math.isnan(s)]
+        sigma = statistics.median(sigmas) if sigmas else _MEASURE_SIGMA_MM
+        design = np.stack([np.ones_like(t), t, 0.5 * t * t], axis=1)
+        coef = np.linalg.lstsq(design, way, rcond=None)[0]
+        spread = sigma * math.sqrt(float(np.linalg.inv(design.T @ design)[2, 2]))
+        if coef[2] > max(_GRIP_MM_S2, 3 * spread):
+            return float(t[-1])
+        return 0.0
 
     def _jump(self, shot: _OpenShot, events: tuple[ShotEvent, ...]) -> JumpEvidence | None:
-        growths = [g for _, _, g in shot.cue_path if not math.isnan(g)]
+        growths = [g for _, _, g, _ in shot.cue_path if not math.isnan(g)]
         growth = max(growths, default=1.0)
         touched = {
             e.other(BallId.CUE)

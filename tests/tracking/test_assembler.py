@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from rules.balls import BALL_DIAMETER_MM, BALL_RADIUS_MM, BallId
+from rules.general import push_review
 from rules.table import CushionId
 from tests.tracking.helpers import run
 from tests.tracking.synth import TABLE, render, simulate
@@ -77,6 +78,50 @@ def _cue_path(xs: list[float], radius: list[float] | None = None) -> list[Detect
         )
         for k, x in enumerate(xs)
     ]
+
+
+def _stroke(accel: float, accel_s: float, speed0: float, seed: int) -> list[Detections]:
+    """The cue ball at rest, then set off at ``speed0`` and sped up by ``accel`` mm/s^2 for
+    ``accel_s`` (from between frames 29 and 30), then slowing; vision's noise on it."""
+    rng = np.random.default_rng(seed)
+    onset = 29.4 * FRAME
+    xs = []
+    for k in range(110):
+        t = max(k * FRAME - onset, 0.0)
+        ramp = min(t, accel_s)
+        x = speed0 * t + accel * ramp * (t - ramp / 2)
+        coast = max(t - accel_s, 0.0)
+        x -= 150.0 * coast * coast  # the cloth slows it once it rolls
+        xs.append(-600.0 + x)
+    xs = list(np.maximum.accumulate(xs))
+    xs += [xs[-1]] * 40
+    dets = _cue_path(xs)
+    for k, det in enumerate(dets):
+        moving = k > 29 and xs[k] != xs[k - 1]
+        noise = np.zeros((2, 2))
+        if moving:
+            noise[0] = rng.normal(0.0, 0.7, 2)
+        dets[k] = Detections.of(
+            k, k * FRAME, det.positions + noise, identity=det.identity, sigma=0.75
+        )
+    return dets
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_push_that_starts_slowly_is_seen_accelerating_rule_3_24(seed: int) -> None:
+    # The tip pushes the cue ball from rest to 1.2 m/s over 70 ms: its first frame's step is
+    # under the tracker's start threshold, so the strike is seen late, mid-climb.
+    shot = run(_stroke(17000.0, 0.07, 0.0, seed)).shots[0]
+    assert shot.push is not None and shot.push.acceleration_s >= 3 * FRAME
+    assert push_review(shot) is not None
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_follow_after_a_clean_strike_is_no_push_rule_3_24(seed: int) -> None:
+    # Struck at 1.5 m/s with topspin: the cloth's grip speeds it up at 2 m/s^2 for 0.2 s.
+    shot = run(_stroke(1900.0, 0.2, 1500.0, seed)).shots[0]
+    assert shot.push is not None and shot.push.acceleration_s <= FRAME
+    assert push_review(shot) is None
 
 
 def test_a_clean_strike_accelerates_for_no_more_than_a_frame_rule_3_24() -> None:
