@@ -45,7 +45,8 @@ ball pushes it for 50-90 ms."""
 
 _GRIP_MM_S2 = 2000.0
 """The most the cloth's grip on a sliding ball's spin speeds it up (sliding friction, about
-0.2 g): follow after a clean stroke; a push is several times that."""
+0.2 g): follow after a clean stroke does that for a few tenths of a second; a push is several
+times that."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,7 +285,8 @@ class ShotAssembler:
         fitted to its way until anything touched it (0: it was not). A push starts slowly, so
         the strike is seen late and the steps after it hold only the end of the climb; the
         curve of the way still shows it. After a clean stroke only the cloth's grip on the
-        ball's spin can speed it up, and at most by `_GRIP_MM_S2`."""
+        ball's spin can speed it up, and at most by `_GRIP_MM_S2`: the fit must show more by
+        three of its standard deviations."""
         strike = shot.strike.time
         touched = min(
             (
@@ -309,7 +311,7 @@ class ShotAssembler:
         design = np.stack([np.ones_like(t), t, 0.5 * t * t], axis=1)
         coef = np.linalg.lstsq(design, way, rcond=None)[0]
         spread = sigma * math.sqrt(float(np.linalg.inv(design.T @ design)[2, 2]))
-        if coef[2] > max(_GRIP_MM_S2, 3 * spread):
+        if coef[2] > _GRIP_MM_S2 + 3 * spread:
             return float(t[-1])
         return 0.0
 

@@ -107,21 +107,22 @@ def _stroke(accel: float, accel_s: float, speed0: float, seed: int) -> list[Dete
     return dets
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_a_push_that_starts_slowly_is_seen_accelerating_rule_3_24(seed: int) -> None:
-    # The tip pushes the cue ball from rest to 1.2 m/s over 70 ms: its first frame's step is
-    # under the tracker's start threshold, so the strike is seen late, mid-climb.
-    shot = run(_stroke(17000.0, 0.07, 0.0, seed)).shots[0]
-    assert shot.push is not None and shot.push.acceleration_s >= 3 * FRAME
-    assert push_review(shot) is not None
+def test_a_push_that_starts_slowly_is_seen_accelerating_rule_3_24() -> None:
+    # The tip pushes the cue ball from rest to 1.2 m/s over 80 ms: its first frame's step is
+    # under the tracker's start threshold, so the strike is seen late, mid-climb. Over 16 noise
+    # draws the speed steps after the strike miss one; the curve of the way does not.
+    for seed in range(16):
+        shot = run(_stroke(15000.0, 0.08, 0.0, seed)).shots[0]
+        assert shot.push is not None and shot.push.acceleration_s >= 3 * FRAME, seed
+        assert push_review(shot) is not None
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_follow_after_a_clean_strike_is_no_push_rule_3_24(seed: int) -> None:
+def test_follow_after_a_clean_strike_is_no_push_rule_3_24() -> None:
     # Struck at 1.5 m/s with topspin: the cloth's grip speeds it up at 2 m/s^2 for 0.2 s.
-    shot = run(_stroke(1900.0, 0.2, 1500.0, seed)).shots[0]
-    assert shot.push is not None and shot.push.acceleration_s <= FRAME
-    assert push_review(shot) is None
+    for seed in range(16):
+        shot = run(_stroke(1950.0, 0.2, 1500.0, seed)).shots[0]
+        assert shot.push is not None and shot.push.acceleration_s <= FRAME, seed
+        assert push_review(shot) is None
 
 
 def test_a_clean_strike_accelerates_for_no_more_than_a_frame_rule_3_24() -> None:
