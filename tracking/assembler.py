@@ -39,6 +39,10 @@ from tracking.model import BALLS, CUE_ROW, TrackFrame
 _MEASURE_SIGMA_MM = 2.0
 """Position noise assumed for the push measure (vision's sigma; the floor of what it can do)."""
 
+_PLACED_STILL_S = 0.1
+"""How long the cue ball must be seen lying still before the strike for the spot it was struck
+from to be its placement: a placed ball lies there for seconds."""
+
 _PUSH_FIT_S = 0.1
 """How long after the strike the cue ball's way is fitted for a push: a cue that stays on the
 ball pushes it for 50-90 ms."""
@@ -330,6 +334,11 @@ class ShotAssembler:
     def _placement(self, shot: _OpenShot, layout: Layout) -> Placement | None:
         cue = layout.get(BallId.CUE)
         if not shot.ball_in_hand or cue is None:
+            return None
+        still_since = float(shot.at_strike.rest_since[CUE_ROW])
+        if not shot.strike.time - still_since >= _PLACED_STILL_S:
+            # Never seen lying where it was struck from (the recording began as it was struck):
+            # where it was placed is not known.
             return None
         touched = tuple(
             e.ball

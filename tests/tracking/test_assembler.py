@@ -66,6 +66,14 @@ def test_ball_in_hand_placement_in_the_kitchen_rule_3_16() -> None:
     )
 
 
+def test_a_break_struck_as_the_recording_begins_has_no_placement_rule_3_10() -> None:
+    # Vision first finds the cue ball already on its way, 150 mm out of the kitchen: where it
+    # was struck from was never seen, so no placement is judged (no 3.10 foul on a guess).
+    xs = [-500.0 + 150.0 * k for k in range(8)] + [700.0] * 60
+    shot = run(_cue_path(xs)).shots[0]
+    assert shot.placement is None
+
+
 def _cue_path(xs: list[float], radius: list[float] | None = None) -> list[Detections]:
     return [
         Detections.of(
