@@ -88,6 +88,22 @@ _RESTART_S = 0.5
 """A cue ball leaving rest this soon after it stopped, in a shot still going on, was never still:
 players do not strike a ball that has just stopped rolling."""
 
+_CRAWL_GAP_MM = 2.0
+"""A ball that crawls to a nose and lies this close to it (centre past one radius, the median
+of a fifth of a second of sightings) came to rest against it; one stopping 3 mm short reads
+2.5-3 mm. A crawl is put up for review (`_CRAWL_CONFIDENCE`): vision places a ball by a
+cushion to a millimetre or two."""
+
+_CRAWL_STILL_MM_S = 50.0
+"""A crawl's ball lies still after it: its way over the frames after, end to end, is slower
+than this (a ball crawling to rest moves 10-25 mm/s at the end; noise adds a little)."""
+
+_CRAWL_CONFIDENCE = 0.7
+"""A crawl into a cushion is less sure than a rebound: under the referee's review threshold."""
+
+_CRAWL_WAIT_S = 0.3
+"""How long a crawl waits for the ball to be seen at rest before it keeps its own time."""
+
 _LAMP_REACH_MM = 15.0
 """How far below the lamp a ball's top may be seen and still have touched it: a 1 % error in
 its apparent size is 10 mm of height at the lamp."""
@@ -217,6 +233,7 @@ class Segmenter:
         self._disturbed_last: dict[int, float] = {}
         self._in_view_since: dict[int, float] = {}
         self._lamp_touched: set[int] = set()
+        self._crawls: dict[int, ShotEvent] = {}
         self._strike_time = -math.inf
         self._last_departure = -math.inf
         self._d = table.ball_diameter
@@ -250,6 +267,7 @@ class Segmenter:
         events += self._confirmed()
         events += self._pressed_later(frame)
         events += self._cushion_contacts()
+        events += self._crawls_ended(frame)
         if len(self._frames) >= 3:
             events += self._rebounds(f1)
         events += self._rest(frame)
@@ -1054,7 +1072,27 @@ class Segmenter:
             if event.time - self._cushion_last.get(key, -math.inf) < 0.15:
                 continue
             self._cushion_last[key] = event.time
-            events.append(event)
+            if event.confidence == _CRAWL_CONFIDENCE:
+                self._crawls[int(r)] = event
+            else:
+                events.append(event)
+        return events
+
+    def _crawls_ended(self, frame: TrackFrame) -> list[ShotEvent]:
+        """Crawls into a cushion (`_crawled_in`), timed once the ball is seen at rest: a ball
+        crawling the last millimetres to a nose stops as it gets there, and vision cannot
+        place it against the nose better than that."""
+        events = []
+        for r, event in list(self._crawls.items()):
+            rest = frame.rest_since[r]
+            gone = not frame.on_table[r]
+            if math.isnan(rest) and not gone and frame.time - event.time < _CRAWL_WAIT_S:
+                continue
+            del self._crawls[r]
+            t = event.time
+            if not math.isnan(rest):
+                t = float(np.clip(rest, event.time, event.time + _CRAWL_WAIT_S))
+            events.append(dataclasses.replace(event, time=t))
         return events
 
     def _cushion_event(
@@ -1082,13 +1120,13 @@ class Segmenter:
                 continue
             best = self._nose_crossing(walls, pts, times, before, after, sigma, min_turn)
             if best is not None:
-                _, cushion, t, uncertainty = best
+                _, cushion, t, uncertainty, crawled = best
                 return ShotEvent(
                     EventKind.BALL_CUSHION,
                     t,
                     (BALLS[r],),
                     cushion=cushion,
-                    confidence=0.95,
+                    confidence=_CRAWL_CONFIDENCE if crawled else 0.95,
                     time_uncertainty=uncertainty,
                 )
         return None
@@ -1140,26 +1178,16 @@ class Segmenter:
             ins, outs = before[slate[before]], after[slate[after]]
             if len(ins) < 2 or len(outs) < 2:
                 continue
-            vn_in, noise_in, t_in0, d_in0 = _line(times[ins], dist[ins], sigma)
-            vn_out, noise_out, t_out0, d_out0 = _line(times[outs], dist[outs], sigma)
-            noise = math.hypot(noise_in, noise_out)
-            turn = max(min_turn, self.config.noise_sigmas * noise)
-            if vn_in >= -0.5 * turn or vn_out <= 0.25 * turn or vn_out - vn_in < turn:
-                continue
-            # When the centre was one radius from the nose, by each fitted line carried on.
-            # Between frames a fast ball gets closer than any sample shows: the incoming and
-            # outgoing lines must meet within touching distance of the nose.
-            t_meet = (d_out0 - d_in0 + vn_in * t_in0 - vn_out * t_out0) / (vn_in - vn_out)
-            if d_in0 + vn_in * (t_meet - t_in0) - rad > tol:
-                continue
-            tin = t_in0 + (d_in0 - rad) / -vn_in
-            tout = t_out0 - (d_out0 - rad) / vn_out
-            lo, hi = times[ins[-1]], times[outs[0]]
-            t = float(np.clip(0.5 * (tin + tout), lo, hi))
-            half = (hi - lo) / 2
-            uncertainty = float(np.clip(abs(tin - tout) / 2, 0.25 * half, half))
-            if best is None or dist[k] < best[0]:
-                best = (dist[k], wall.cushion, t, uncertainty)
+            line_in = _line(times[ins], dist[ins], sigma)
+            line_out = _line(times[outs], dist[outs], sigma)
+            turn = max(min_turn, self.config.noise_sigmas * math.hypot(line_in[1], line_out[1]))
+            found = _rebound(line_in, line_out, turn, rad, tol, times[ins[-1]], times[outs[0]])
+            still = _lay_still(pts[outs], times[outs])
+            if found is None and min_turn == _SLOW_MIN_TURN and still:
+                clear = max(0.5 * min_turn, self.config.noise_sigmas * line_in[1])
+                found = _crawled_in(line_in, line_out, clear, dist[outs] - rad)
+            if found is not None and (best is None or dist[k] < best[0]):
+                best = (dist[k], wall.cushion, *found)
         return best
 
     # -- pockets, departures, rest --------------------------------------------------------------
@@ -1351,7 +1379,9 @@ class Segmenter:
         the long-window rebound test, so the shot does not wait for it."""
         if not self._frames:
             return []
-        return self._rest(self._frames[-1], final=True)
+        crawls = list(self._crawls.values())
+        self._crawls.clear()
+        return crawls + self._rest(self._frames[-1], final=True)
 
     def _rest(self, frame: TrackFrame, final: bool = False) -> list[ShotEvent]:
         if not self._in_shot:
@@ -1385,6 +1415,52 @@ class Segmenter:
             events.append(ShotEvent(EventKind.ALL_AT_REST, end, time_uncertainty=0.1))
             self._in_shot = False
         return events
+
+
+def _rebound(line_in, line_out, turn, rad, tol, lo, hi) -> tuple[float, float, bool] | None:
+    """(time, uncertainty, False) of a rebound off a nose, from the fitted lines (`_line`) of
+    the ball's distance to it before and after, the last sample before at ``lo`` and the first
+    after at ``hi``; None when the lines do not turn by ``turn`` mm/s there."""
+    vn_in, _, t_in0, d_in0 = line_in
+    vn_out, _, t_out0, d_out0 = line_out
+    if vn_in >= -0.5 * turn or vn_out <= 0.25 * turn or vn_out - vn_in < turn:
+        return None
+    # When the centre was one radius from the nose, by each fitted line carried on. Between
+    # frames a fast ball gets closer than any sample shows: the incoming and outgoing lines
+    # must meet within touching distance of the nose.
+    t_meet = (d_out0 - d_in0 + vn_in * t_in0 - vn_out * t_out0) / (vn_in - vn_out)
+    if d_in0 + vn_in * (t_meet - t_in0) - rad > tol:
+        return None
+    tin = t_in0 + (d_in0 - rad) / -vn_in
+    tout = t_out0 - (d_out0 - rad) / vn_out
+    t = float(np.clip(0.5 * (tin + tout), lo, hi))
+    half = (hi - lo) / 2
+    return t, float(np.clip(abs(tin - tout) / 2, 0.25 * half, half)), False
+
+
+def _lay_still(pts: np.ndarray, times: np.ndarray) -> bool:
+    """Whether a ball sampled at ``pts`` over ``times`` all but stopped (a crawl ends at rest;
+    a ball rolling on along the cushion came off it, and the rebound test judges that)."""
+    way = float(np.hypot(*(pts[-1] - pts[0])))
+    return way < _CRAWL_STILL_MM_S * max(float(times[-1] - times[0]), 1e-9)
+
+
+def _crawled_in(
+    line_in, line_out, clear: float, gaps: np.ndarray
+) -> tuple[float, float, bool] | None:
+    """(time, uncertainty, True) of a ball that came in along ``line_in`` faster than
+    ``clear`` mm/s and then lay against the nose (``gaps``: its distances past one radius,
+    fitted as ``line_out``): it crawled into the cushion and came back too slowly to see turn.
+    None when it came in too slowly, went on in, or lay off the nose. The time is where the
+    line in gets to the nose; `Segmenter._crawls_ended` sets it when the ball is seen still."""
+    vn_in, _, t_in0, d_in0 = line_in
+    if vn_in > -clear or line_out[0] < 0.25 * vn_in:
+        return None
+    gap = float(np.median(gaps))
+    if gap > _CRAWL_GAP_MM:
+        return None
+    t = t_in0 + (d_in0 - line_out[3]) / -vn_in  # where the line in meets where it lay
+    return float(t), min(_CRAWL_GAP_MM / -vn_in, _CRAWL_WAIT_S), True
 
 
 def _slope(t: np.ndarray, y: np.ndarray, sigma: float) -> tuple[float, float]:
