@@ -70,6 +70,11 @@ _EARLY_S = 0.1
 doubtfully, or miss it, in the first frame or two)."""
 _DISPLACED_FRAMES = 20
 """Frames a resting ball is watched after it was hidden before its spot is compared."""
+_SETTLED_MM = 0.5
+"""A re-seen ball whose spot moved this much from one half of the watch to the next is still
+creeping: its spot is compared when it settles ..."""
+_DISPLACED_WATCH_FRAMES = 90
+"""... or after this many frames."""
 _DISPLACED_MM = 3.0
 """A rest spot this far from where the ball lay before it was hidden: it was moved. Rest spots
 are averages of many detections; vision's fixed error on a still ball is about 1 mm."""
@@ -490,9 +495,15 @@ class Tracker:
         track.reseen.append(z.copy())
         if len(track.reseen) < _DISPLACED_FRAMES:
             return
-        self._displaced_from_anchor(
-            track, np.mean(track.reseen[-_DISPLACED_FRAMES // 2 :], axis=0), t
-        )
+        half = _DISPLACED_FRAMES // 2
+        spot = np.mean(track.reseen[-half:], axis=0)
+        before = np.mean(track.reseen[-2 * half : -half], axis=0)
+        # A hand's nudge may leave the ball creeping on after the hand is gone: its spot is
+        # the one it settles on.
+        creeping = float(np.hypot(*(spot - before))) > _SETTLED_MM
+        if creeping and len(track.reseen) < _DISPLACED_WATCH_FRAMES:
+            return
+        self._displaced_from_anchor(track, spot, t)
 
     def _displaced_from_anchor(self, track: _Track, spot: np.ndarray, t: float) -> None:
         if math.isnan(track.reseen_at):
