@@ -1064,15 +1064,16 @@ class Segmenter:
         events = []
         for i in np.flatnonzero(candidates):
             r, pts = rows[i], pts_all[:, i]
-            event = self._cushion_event(int(r), times, sigmas[:, r], pts, seen[:, r], min_turn)
-            if event is None:
+            found = self._cushion_event(int(r), times, sigmas[:, r], pts, seen[:, r], min_turn)
+            if found is None:
                 continue
+            event, crawled = found
             # One rebound per cushion is seen from several centre frames; a corner is two.
             key = (int(r), event.cushion)
             if event.time - self._cushion_last.get(key, -math.inf) < 0.15:
                 continue
             self._cushion_last[key] = event.time
-            if event.confidence == _CRAWL_CONFIDENCE:
+            if crawled:
                 self._crawls[int(r)] = event
             else:
                 events.append(event)
@@ -1103,9 +1104,10 @@ class Segmenter:
         pts: np.ndarray,
         seen: np.ndarray,
         min_turn: float,
-    ) -> ShotEvent | None:
+    ) -> tuple[ShotEvent, bool] | None:
         """Ball ``r``'s rebound at the centre of the window whose frame ``times``, its
-        measurement ``sigmas``, centres ``pts`` and ``seen`` flags are given, or None."""
+        measurement ``sigmas``, centres ``pts`` and ``seen`` flags are given, and whether it
+        was a crawl (`_crawled_in`); or None."""
         k = len(times) // 2
         finite = sigmas[np.isfinite(sigmas)]
         sigma = statistics.median(finite.tolist()) if len(finite) else 2.0
@@ -1121,7 +1123,7 @@ class Segmenter:
             best = self._nose_crossing(walls, pts, times, before, after, sigma, min_turn)
             if best is not None:
                 _, cushion, t, uncertainty, crawled = best
-                return ShotEvent(
+                event = ShotEvent(
                     EventKind.BALL_CUSHION,
                     t,
                     (BALLS[r],),
@@ -1129,6 +1131,7 @@ class Segmenter:
                     confidence=_CRAWL_CONFIDENCE if crawled else 0.95,
                     time_uncertainty=uncertainty,
                 )
+                return event, crawled
         return None
 
     def _free_sides(self, r: int, times: np.ndarray, seen: np.ndarray):
@@ -1182,8 +1185,7 @@ class Segmenter:
             line_out = _line(times[outs], dist[outs], sigma)
             turn = max(min_turn, self.config.noise_sigmas * math.hypot(line_in[1], line_out[1]))
             found = _rebound(line_in, line_out, turn, rad, tol, times[ins[-1]], times[outs[0]])
-            still = _lay_still(pts[outs], times[outs])
-            if found is None and min_turn == _SLOW_MIN_TURN and still:
+            if found is None and k == _SLOW_K and _lay_still(pts[outs], times[outs]):
                 clear = max(0.5 * min_turn, self.config.noise_sigmas * line_in[1])
                 found = _crawled_in(line_in, line_out, clear, dist[outs] - rad)
             if found is not None and (best is None or dist[k] < best[0]):
