@@ -157,10 +157,11 @@ class BallDetector:
         ).astype(np.float32)
         self._radius_small = (self.view.radius / SCALE).astype(np.float32)
         self._roi_edges = cv2.dilate(self.view.roi, np.ones((3, 3), np.uint8))
-        self._pad = math.ceil(1.5 * float(self._radius_small.max())) + 4
+        self._radius_max = float(self._radius_small.max())
+        self._pad = math.ceil(1.5 * self._radius_max) + 4
         self._pocket_rects = self._pockets()
         centre = calibration.camera.project(np.array([[0.0, 0.0, BALL_RADIUS_MM]]))
-        self._centre_radius = float(circles.mean_radii(self._silhouettes(centre))[0])
+        self._centre_radius = float(circles.mean_radii(self.view.silhouettes(centre))[0])
         self._previous: Detections | None = None
         self._last_small: np.ndarray | None = None
         self._balls: list[FoundBall] = []
@@ -207,7 +208,7 @@ class BallDetector:
             changed = changed_pixels(
                 small, self._last_small, self.view.roi, self.config.change_threshold
             )
-            rects = changed_rects(changed, float(self._radius_small.max()))
+            rects = changed_rects(changed, self._radius_max)
             if rects != [(0, 0, *self.view.size)]:
                 rects = merge(rects + self._recheck_rects())
         if not rects and self._previous is not None:
@@ -365,8 +366,9 @@ class BallDetector:
                 break
             standing = [lo for lo in standing if lo not in reaching]
             regions = merge(regions + [lo.rect for lo in reaching])
+        covers = self._leftover.covers(balls)
         for region in regions:
-            standing += self._leftover.read(self._mask, self._weight, balls, region)
+            standing += self._leftover.read(self._mask, self._weight, covers, region)
         return standing
 
     def _occupied(self, small: np.ndarray) -> list[Rect] | None:
@@ -495,7 +497,7 @@ class BallDetector:
             np.array(expected),
             allowed=self.view.outline,
             clear=self.view.outline_clear,
-            shape=self._silhouettes(np.array(starts)),
+            shape=self.view.silhouettes(np.array(starts)),
         )
         for start, fit in zip(starts, fits, strict=True):
             r = fit.expected
@@ -515,18 +517,12 @@ class BallDetector:
             taken.append((fit.centre, 1.5 * fit.radius))
         return found
 
-    def _as_at_centre(self, balls: list[FoundBall]) -> np.ndarray:
-        """Each ball's fitted radius as the camera would show that ball at the table's centre:
-        off its axis the camera sees a ball past its equator, bigger by up to a few per cent
-        at the table's ends, which would pass for a ball lifted off the cloth."""
-        centres = np.array([b.centre_px for b in balls])
-        here = circles.mean_radii(self._silhouettes(centres))
-        return np.array([b.radius_px for b in balls]) * self._centre_radius / here
-
-    def _silhouettes(self, pixels: np.ndarray) -> np.ndarray:
-        """The expected outline ellipses (`TableView.silhouette`) of balls centred at
-        full-resolution pixels, (n, 3)."""
-        return self.view.silhouettes(pixels)
+    def _as_at_centre(self, centres: np.ndarray, radius: np.ndarray) -> np.ndarray:
+        """Fitted radii (balls at full-resolution ``centres``) as the camera would show those
+        balls at the table's centre: off its axis the camera sees a ball past its equator,
+        bigger by up to a few per cent at the table's ends, which would pass for a ball lifted
+        off the cloth."""
+        return radius * self._centre_radius / circles.mean_radii(self.view.silhouettes(centres))
 
     def _lit(self, image: np.ndarray, centre: np.ndarray, radius: float) -> bool:
         """Whether a disc has the light of a ball (a highlight at least), not a pocket's dark."""
@@ -565,25 +561,28 @@ class BallDetector:
     ) -> Detections:
         if not balls:
             return Detections.empty(index, time, occluded)
-        positions = self.view.ball_xy(np.array([b.centre_px for b in balls]))
-        positions = apart(positions, np.array([b.blur_mm is None for b in balls]))
-        mm_per_px = np.array([BALL_RADIUS_MM / b.radius_px for b in balls])
-        residual = np.array([min(b.residual, 3.0) for b in balls])
+        centres = np.array([b.centre_px for b in balls])
+        streaks = [i for i, b in enumerate(balls) if b.blur_mm is not None]
+        at_rest = np.ones(len(balls), dtype=bool)
+        at_rest[streaks] = False
+        positions = apart(self.view.ball_xy(centres), at_rest)
+        radius = np.array([b.radius_px for b in balls])
+        residual = np.minimum(np.array([b.residual for b in balls]), 3.0)
         support = np.array([b.support for b in balls])
         spread = residual / np.sqrt(np.maximum(support * 48, 1))
-        sigma = np.maximum(0.4, mm_per_px * (0.25 + spread))
+        sigma = np.maximum(0.4, BALL_RADIUS_MM / radius * (0.25 + spread))
         blur = np.full((len(balls), 2), np.nan)
         previous = self._previous.positions if self._previous is not None else None
-        for i, b in enumerate(balls):
-            if b.blur_mm is not None:
-                travel = signed(b.blur_mm, positions[i], previous)
-                blur[i] = travel / self.config.exposure_s
-                sigma[i] = max(sigma[i], float(np.hypot(*b.blur_mm)) / 6)
-        confidence = np.clip(0.5 + 0.5 * (support - 0.4) / 0.5, 0.05, 0.999)
+        for i in streaks:
+            blur_mm = balls[i].blur_mm
+            travel = signed(blur_mm, positions[i], previous)
+            blur[i] = travel / self.config.exposure_s
+            sigma[i] = max(sigma[i], float(np.hypot(*blur_mm)) / 6)
+        confidence = np.minimum(np.maximum(0.5 + 0.5 * (support - 0.4) / 0.5, 0.05), 0.999)
         like = np.array([b.like for b in balls]).reshape(-1, len(BALL_ORDER))
         like[:, self._absent] = 0.0
         prob = identity.probabilities(like)
-        prob[~np.isnan(blur[:, 0])] *= 0.6  # a streak's colours are mixed with the cloth's
+        prob[streaks] *= 0.6  # a streak's colours are mixed with the cloth's
         _, prob = identity.assign(prob, confidence)
         return Detections(
             frame=index,
@@ -591,7 +590,7 @@ class BallDetector:
             positions=positions,
             sigma=sigma,
             identity=prob,
-            radius_px=self._as_at_centre(balls),
+            radius_px=self._as_at_centre(centres, radius),
             blur_velocity=blur,
             confidence=confidence,
             occluded=occluded,

@@ -350,26 +350,63 @@ def assign(prob: np.ndarray, confidence: np.ndarray) -> tuple[np.ndarray, np.nda
     n = len(prob)
     if n == 0:
         return np.zeros(0, dtype=np.int64), prob
-    unknown = np.clip(1.0 - prob.sum(axis=1), 1e-6, 1.0)
-    cost = -np.log(np.maximum(prob, 1e-12))
     # One "unknown" column per row so extra or unnamed rows need not steal a ball.
-    dummy = np.full((n, n), 1e6)
-    np.fill_diagonal(dummy, -np.log(unknown) + 2.0)
-    rows, cols = linear_sum_assignment(np.hstack((cost, dummy)))
+    cost = np.full((n, _N + n), 1e6)
+    np.negative(np.log(np.maximum(prob, 1e-12)), out=cost[:, :_N])
+    unknown = np.minimum(np.maximum(1.0 - prob.sum(axis=1), 1e-6), 1.0)
+    cost[np.arange(n), _N + np.arange(n)] = -np.log(unknown) + 2.0
+    rows, cols = linear_sum_assignment(cost)
     assigned = np.full(n, -1, dtype=np.int64)
     named = cols < _N
     assigned[rows[named]] = cols[named]
+    return assigned, _revised(prob, assigned, np.asarray(confidence, dtype=np.float64))
+
+
+@njit(cache=True, nogil=True)
+def _revised(prob: np.ndarray, assigned: np.ndarray, confidence: np.ndarray) -> np.ndarray:
+    """`assign`'s revision of the rows, step for step as the array expressions it replaced
+    (row sums in numpy's pairwise order, so the same numbers)."""
+    n = len(prob)
     # The belief that row r is ball j: discount by how sure the row assigned j is of it.
-    mine = assigned >= 0
     taken = np.zeros(_N)
     owner = np.full(_N, -1)
-    taken[assigned[mine]] = prob[mine, assigned[mine]] * confidence[mine]
-    owner[assigned[mine]] = np.flatnonzero(mine)
-    others = (owner[None, :] >= 0) & (owner[None, :] != np.arange(n)[:, None])
-    revised = prob * (1.0 - np.where(others, taken[None, :], 0.0))
-    keep = prob.sum(axis=1, keepdims=True)
-    scale = np.where(revised.sum(axis=1, keepdims=True) > 0, keep, 0.0)
-    revised = revised / np.maximum(revised.sum(axis=1, keepdims=True), _EPS) * scale
-    # A revised row may not grow surer of its assigned ball than the evidence and the rivals'
-    # removal allow; cap the row sum at what the colour evidence gave.
-    return assigned, np.clip(revised, 0.0, 1.0)
+    for r in range(n):
+        j = assigned[r]
+        if j >= 0:
+            taken[j] = prob[r, j] * confidence[r]
+            owner[j] = r
+    out = np.empty((n, _N))
+    for r in range(n):
+        for j in range(_N):
+            gone = taken[j] if owner[j] >= 0 and owner[j] != r else 0.0
+            out[r, j] = prob[r, j] * (1.0 - gone)
+        keep = _row_sum(prob[r])
+        total = _row_sum(out[r])
+        scale = keep if total > 0 else 0.0
+        # A revised row may not grow surer of its assigned ball than the evidence and the
+        # rivals' removal allow; cap the row sum at what the colour evidence gave.
+        for j in range(_N):
+            out[r, j] = min(max(out[r, j] / max(total, _EPS) * scale, 0.0), 1.0)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _row_sum(a: np.ndarray) -> float:
+    """The sum of up to 128 numbers in numpy's pairwise order (eight running sums)."""
+    n = len(a)
+    if n < 8:
+        total = 0.0
+        for i in range(n):
+            total += a[i]
+        return total
+    r = a[:8].copy()
+    i = 8
+    while i < n - n % 8:
+        for k in range(8):
+            r[k] += a[i + k]
+        i += 8
+    total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+    while i < n:
+        total += a[i]
+        i += 1
+    return total

@@ -79,7 +79,11 @@ class LeftoverReader:
         return [b for i, b in enumerate(balls) if i not in bare]
 
     def read(
-        self, foreign: np.ndarray, weight: np.ndarray, balls: list[FoundBall], region: Rect
+        self,
+        foreign: np.ndarray,
+        weight: np.ndarray,
+        balls: list[FoundBall] | np.ndarray,
+        region: Rect,
     ) -> list[Leftover]:
         """The streaks (blurred balls) and occluders among the foreign pixels of one region of
         the working grid that no ball's disc explains.
@@ -87,19 +91,22 @@ class LeftoverReader:
         Args:
             foreign: The whole grid's foreign mask.
             weight: The whole grid's foreign weight.
-            balls: Every ball of the frame (those near the region cover part of it).
+            balls: Every ball of the frame (those near the region cover part of it), or their
+                `covers` (a frame read in several regions gives each the same).
             region: Where to look.
         """
         x0, y0, x1, y1 = region
+        covers = self.covers(balls) if isinstance(balls, list) else balls
+        cx, cy, r = covers[:, 0], covers[:, 1], covers[:, 2]
+        near = np.flatnonzero((cx + r >= x0) & (cx - r < x1) & (cy + r >= y0) & (cy - r < y1))
         covered = np.zeros((y1 - y0, x1 - x0), dtype=np.uint8)
-        for b in balls:
-            cx, cy = _working(b.centre_px)
-            r = b.radius_px / SCALE * 1.25
-            if cx + r < x0 or cx - r >= x1 or cy + r < y0 or cy - r >= y1:
-                continue
-            centre = (round((cx - x0) * 16), round((cy - y0) * 16))
-            cv2.circle(covered, centre, round(r * 16), 255, -1, cv2.LINE_8, 4)
+        for i in near.tolist():
+            x, y, radius = float(cx[i]), float(cy[i]), float(r[i])
+            centre = (round((x - x0) * 16), round((y - y0) * 16))
+            cv2.circle(covered, centre, round(radius * 16), 255, -1, cv2.LINE_8, 4)
         leftover = cv2.bitwise_and(foreign[y0:y1, x0:x1], cv2.bitwise_not(covered))
+        if not cv2.countNonZero(leftover):
+            return []  # every foreign pixel is a ball's
         leftover = cv2.morphologyEx(leftover, cv2.MORPH_OPEN, _OPEN)
         count, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(
             leftover, 8, cv2.CV_32S, cv2.CCL_GRANA
@@ -122,6 +129,18 @@ class LeftoverReader:
             elif area >= self.occluder_min_balls * ball_area:
                 polygons = tuple(self.polygons(sub, (gx, gy)))
                 out.append(Leftover(rect, polygons=polygons, mask=(sub > 0).astype(np.uint8)))
+        return out
+
+    def covers(self, balls: list[FoundBall]) -> np.ndarray:
+        """The discs the balls cover on the working grid, (n, 3) x, y, radius (a quarter more
+        than the ball's, for its shaded rim)."""
+        if not balls:
+            return np.zeros((0, 3))
+        half = (SCALE - 1) / 2
+        centres = np.array([b.centre_px for b in balls], dtype=np.float64)
+        out = np.empty((len(balls), 3))
+        out[:, :2] = (centres - half) / SCALE
+        out[:, 2] = [b.radius_px / SCALE * 1.25 for b in balls]
         return out
 
     def unoccluded(
@@ -251,10 +270,9 @@ def _block_sum(values: np.ndarray, start: int, n: int) -> float:
     return total
 
 
-def _working(p: np.ndarray) -> tuple[float, float]:
-    """`TableView.to_working` of one full-resolution point, as plain floats."""
-    half = (SCALE - 1) / 2
-    return (float(p[0]) - half) / SCALE, (float(p[1]) - half) / SCALE
+def warm() -> None:
+    """Compile (or load) this module's loops on a tiny input (`vision.warm`)."""
+    _disc_means(np.ones((8, 8), np.float32), np.array([[4.0, 4.0]]), np.array([2.0]))
 
 
 def occluder_area_mm2(polygons: tuple[Polygon, ...]) -> float:

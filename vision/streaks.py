@@ -94,6 +94,8 @@ class StreakReader:
             mask: The whole grid's foreign mask.
             weight: The whole grid's foreign weight.
         """
+        if not balls:
+            return []
         x0, y0, x1, y1 = rect
         _, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(
             np.ascontiguousarray(mask[y0:y1, x0:x1]), 8, cv2.CV_32S, cv2.CCL_GRANA
