@@ -28,7 +28,6 @@ are made ready when the first detector is built (`vision.warm`).
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import math
 from collections.abc import Collection
@@ -246,7 +245,7 @@ class BallDetector:
                 if inside(_working(start), rect) and not taken.near(start, 1.2 * r):
                     candidates.append((start, r))
                     taken.add(start)
-        on_kept = [(k.centre_px, k.radius_px) for k in kept]
+        on_kept = _discs([(k.centre_px, k.radius_px) for k in kept])
         candidates = [(s, r) for s, r in candidates if not _near(s, on_kept)]
         found = self._circles(image, candidates)
         # Each ball in the (separate) rectangle it was found in, none outside them all.
@@ -325,7 +324,7 @@ class BallDetector:
         went_on = [_travel_px(b) * _EXPOSURES_PER_FRAME for b in before]
         seen = _near_any([b.centre_px for b in before], now, went_on)
         for b, found in zip(before, seen, strict=True):
-            if not found and not _near(b.centre_px, [(c, r) for c, r, _ in lost]):
+            if not found and not _near(b.centre_px, _discs([(c, r) for c, r, _ in lost])):
                 lost.append((b.centre_px, b.radius_px, self._frames))
         self._lost = lost
 
@@ -468,12 +467,13 @@ class BallDetector:
         acc = edge_votes(small, roi, self._radius_small, x0, y0, x1, y1, self.config.edge_threshold)
         out: list[tuple[np.ndarray, float]] = []
         taken = _Apart()
-        for px, py in circles.peaks(acc, self._vote_min[y0:y1, x0:x1], 5):
+        table, radius, half = self.view.roi, self.view.radius, (SCALE - 1) / 2
+        for px, py in circles.peaks(acc, self._vote_min[y0:y1, x0:x1], 5).tolist():
             x, y = int(px + x0), int(py + y0)
-            if self.view.roi[y, x] == 0:
+            if table[y, x] == 0:
                 continue
-            start = self.view.to_full(np.array((px + x0, py + y0)))
-            r = float(self.view.radius[y, x])
+            start = np.array(((px + x0) * SCALE + half, (py + y0) * SCALE + half))
+            r = float(radius[y, x])
             if taken.near(start, 1.2 * r):
                 continue
             out.append((start, r))
@@ -490,7 +490,7 @@ class BallDetector:
         starts = [s for s, _ in candidates]
         expected = [r for _, r in candidates]
         found: list[FoundBall] = []
-        taken: list[tuple[np.ndarray, float]] = []  # each ball kept, and how near is too near
+        taken: list[tuple[float, float, float]] = []  # each ball kept, how near is too near
         fits = circles.fit_circles(
             image,
             np.array(starts),
@@ -514,7 +514,7 @@ class BallDetector:
             ):
                 continue  # the dark hole of a pocket, not a ball in its jaws
             found.append(FoundBall(fit.centre, fit.radius, fit.support, fit.residual))
-            taken.append((fit.centre, 1.5 * fit.radius))
+            taken.append((float(fit.centre[0]), float(fit.centre[1]), 1.5 * fit.radius))
         return found
 
     def _as_at_centre(self, centres: np.ndarray, radius: np.ndarray) -> np.ndarray:
@@ -549,7 +549,15 @@ class BallDetector:
         like = identity.likelihoods_of(disc, self.colours, ring, band)
         out = list(balls)
         for row, i in enumerate(fresh):
-            out[i] = dataclasses.replace(balls[i], like=like[row])
+            b = balls[i]
+            out[i] = FoundBall(
+                centre_px=b.centre_px,
+                radius_px=b.radius_px,
+                support=b.support,
+                residual=b.residual,
+                blur_mm=b.blur_mm,
+                like=like[row],
+            )
         return out
 
     def _detections(
@@ -657,10 +665,16 @@ def _near_any(
     return (np.hypot(gap[..., 0], gap[..., 1]) < reach).any(axis=1).tolist()
 
 
-def _near(p: np.ndarray, discs: list[tuple[np.ndarray, float]]) -> bool:
-    """Whether a point lies closer than the distance given with any of the centres."""
+def _discs(discs: list[tuple[np.ndarray, float]]) -> list[tuple[float, float, float]]:
+    """Centres and distances as plain floats, for `_near` (cheap per point)."""
+    return [(float(c[0]), float(c[1]), float(d)) for c, d in discs]
+
+
+def _near(p: np.ndarray, discs: list[tuple[float, float, float]]) -> bool:
+    """Whether a point lies closer than the distance given with any of the centres (x, y,
+    distance: `_discs`)."""
     x, y = float(p[0]), float(p[1])
-    return any(math.hypot(x - float(c[0]), y - float(c[1])) < d for c, d in discs)
+    return any(math.hypot(x - cx, y - cy) < d for cx, cy, d in discs)
 
 
 __all__ = ["BallDetector", "DetectorConfig", "FrameError", "Point", "occluder_area_mm2"]

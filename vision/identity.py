@@ -169,8 +169,7 @@ def likelihoods_of(
     band = np.full(n, math.nan) if band is None else np.asarray(band, dtype=np.float64)
     has_ring = ring is not None
     ring = ring if ring is not None else disc
-    targets = np.array([c.lab for c in model.balls], dtype=np.float64)
-    spreads = np.array([c.spread for c in model.balls], dtype=np.float64)
+    targets, spreads = _targets(model.balls)
     return _likelihood_rows(
         np.asarray(disc.white_fraction, dtype=np.float64),
         np.asarray(disc.dark_fraction, dtype=np.float64),
@@ -183,6 +182,20 @@ def likelihoods_of(
         targets,
         spreads,
     )
+
+
+_TARGETS: list = [None, None, None]
+"""The last colours `_targets` was asked for, and its answer (a model's colours are read
+every frame, and change only when the cloth or the lighting is learnt again)."""
+
+
+def _targets(balls: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """The balls' colours (16, 3) Lab and spreads (16,) as arrays."""
+    if _TARGETS[0] is not balls:
+        targets = np.array([c.lab for c in balls], dtype=np.float64)
+        spreads = np.array([c.spread for c in balls], dtype=np.float64)
+        _TARGETS[:] = [balls, targets, spreads]
+    return _TARGETS[1], _TARGETS[2]
 
 
 @njit(cache=True, nogil=True)
@@ -330,10 +343,30 @@ def probabilities(like: np.ndarray, known: float = 0.97) -> np.ndarray:
 
     A row whose best likelihood is tiny (nothing fits) keeps more of its mass unknown.
     """
-    like = np.asarray(like, dtype=np.float64).reshape(-1, _N)
-    total = like.sum(axis=1, keepdims=True)
-    fit = np.clip(like.max(axis=1, keepdims=True) / 0.05, 0.0, 1.0)
-    return np.where(total > 0, like / np.maximum(total, _EPS), 0.0) * known * fit
+    return _probabilities(np.ascontiguousarray(like, dtype=np.float64).reshape(-1, _N), known)
+
+
+@njit(cache=True, nogil=True)
+def _probabilities(like: np.ndarray, known: float) -> np.ndarray:
+    """`probabilities` row by row, the same arithmetic as its array expressions (row sums in
+    numpy's pairwise order)."""
+    out = np.empty_like(like)
+    for r in range(len(like)):
+        total = _row_sum(like[r])
+        best = -math.inf
+        for j in range(_N):
+            v = like[r, j]
+            if math.isnan(v):
+                best = v
+                break
+            best = max(best, v)
+        fit = best / 0.05
+        if not math.isnan(fit):
+            fit = min(max(fit, 0.0), 1.0)
+        for j in range(_N):
+            share = like[r, j] / max(total, _EPS) if total > 0 else 0.0
+            out[r, j] = share * known * fit
+    return out
 
 
 def assign(prob: np.ndarray, confidence: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

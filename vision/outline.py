@@ -209,6 +209,31 @@ def _pairwise_sum(values: np.ndarray) -> float:
 
 
 @njit(cache=True, nogil=True)
+def outline_inside(
+    allowed: np.ndarray, scale: int, maps: np.ndarray, near: np.ndarray, inside: np.ndarray
+) -> None:
+    """Into ``inside`` (n, angles, steps) float32, for the candidates ``near`` an edge: 1
+    where a radial step's sample (between the samples of ``maps``, (n * angles, steps + 2, 2)
+    float32) lies where an outline may be (``allowed`` non-zero, at 1/``scale`` of the image's
+    resolution), else 0. OpenCV's nearest-pixel remap (edge pixels repeated past the edge),
+    from the same float32 points."""
+    h, w = allowed.shape
+    half, s = np.float32((scale - 1) / 2), np.float32(scale)
+    angles, steps = inside.shape[1], inside.shape[2]
+    for i in range(len(near)):
+        if not near[i]:
+            continue
+        for a in range(angles):
+            r = i * angles + a
+            for k in range(steps):
+                mx = (np.float32(0.5) * (maps[r, k, 0] + maps[r, k + 2, 0]) - half) / s
+                my = (np.float32(0.5) * (maps[r, k, 1] + maps[r, k + 2, 1]) - half) / s
+                x = min(max(int(np.rint(mx)), 0), w - 1)
+                y = min(max(int(np.rint(my)), 0), h - 1)
+                inside[i, a, k] = 1.0 if allowed[y, x] > 0 else 0.0
+
+
+@njit(cache=True, nogil=True)
 def near_edges(centres: np.ndarray, reach: float, clear: np.ndarray, scale: int) -> np.ndarray:
     """Which candidates' rays may meet a pixel where no outline may be: those whose centre's
     distance from such a pixel (``clear``, a distance transform at 1/``scale`` of the image's

@@ -7,7 +7,6 @@ which way the ball went; the detector signs it from the previous frame.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import math
 
@@ -101,16 +100,19 @@ class StreakReader:
             np.ascontiguousarray(mask[y0:y1, x0:x1]), 8, cv2.CV_32S, cv2.CCL_GRANA
         )
         owners: dict[int, list[int]] = {}
+        half = (SCALE - 1) / 2
         for i, b in enumerate(balls):
             # The component most of the ball's disc lies in (its centre may be a highlight).
-            c = self.view.to_working(b.centre_px) - (x0, y0)
+            cx = (float(b.centre_px[0]) - half) / SCALE - x0
+            cy = (float(b.centre_px[1]) - half) / SCALE - y0
             reach = max(int(0.6 * b.radius_px / SCALE), 1)
-            ix, iy = round(float(c[0])), round(float(c[1]))
+            ix, iy = round(cx), round(cy)
             patch = labels[max(iy - reach, 0) : iy + reach + 1, max(ix - reach, 0) : ix + reach + 1]
             counts = np.bincount(patch.ravel())
-            counts[0] = 0
-            if counts.size > 1 and counts.max() > 0:
-                owners.setdefault(int(np.argmax(counts)), []).append(i)
+            if counts.size > 1:
+                label = int(counts[1:].argmax()) + 1
+                if counts[label] > 0:
+                    owners.setdefault(label, []).append(i)
         out = list(balls)
         bed = self.view.bed
         for label, members in owners.items():
@@ -132,8 +134,13 @@ class StreakReader:
             half_travel_px = 0.5 * np.hypot(*streak.blur_mm) / (BALL_RADIUS_MM / b.radius_px)
             if np.hypot(*(streak.centre_px - b.centre_px)) > half_travel_px + 0.3 * b.radius_px:
                 continue  # the outline fitted is not on this streak's axis: not one ball's blur
-            out[members[0]] = dataclasses.replace(
-                b, centre_px=streak.centre_px, blur_mm=streak.blur_mm, support=min(b.support, 0.9)
+            out[members[0]] = FoundBall(
+                centre_px=streak.centre_px,
+                radius_px=b.radius_px,
+                support=min(b.support, 0.9),
+                residual=b.residual,
+                blur_mm=streak.blur_mm,
+                like=b.like,
             )
         return out
 

@@ -52,7 +52,7 @@ def warm_up() -> None:
         image, np.array([[12.0, 12.0]]), np.array([5.0]), (150.0, 120.0, 130.0)
     )
     identity.likelihoods_of(disc, default_colour_model((150.0, 120.0, 130.0)), ring, band)
-    identity.assign(np.full((2, 16), 0.05), np.array([0.9, 0.9]))
+    identity.assign(identity.probabilities(np.full((2, 16), 0.05)), np.array([0.9, 0.9]))
     apart(np.array([[0.0, 0.0], [50.0, 0.0]]), np.array([True, True]))
     Detections.of(0, 0.0, [(0.0, 0.0)])
     occluders.warm()
