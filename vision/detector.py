@@ -286,7 +286,7 @@ class BallDetector:
         out = []
         for b in self._balls:
             c = _working(b.centre_px)
-            if any(inside(c, r) for r in rects):
+            if any(r[0] <= c[0] < r[2] and r[1] <= c[1] < r[3] for r in rects):
                 reach = 1.3 * b.radius_px / SCALE
                 x0, y0 = max(int(c[0] - reach), 0), max(int(c[1] - reach), 0)
                 if cv2.countNonZero(
@@ -367,7 +367,7 @@ class BallDetector:
             regions = merge(regions + [lo.rect for lo in reaching])
         covers = self._leftover.covers(balls)
         for region in regions:
-            standing += self._leftover.read(self._mask, self._weight, covers, region)
+            standing += self._leftover.read(self._mask, self._weight, balls, region, covers)
         return standing
 
     def _occupied(self, small: np.ndarray) -> list[Rect] | None:
@@ -616,15 +616,14 @@ def _travel_px(ball: FoundBall) -> float:
 
 def _rect_of(pixels: list[np.ndarray], rects: list[Rect]) -> list[int]:
     """For each full-resolution point, the index of the first rectangle (working grid) it lies
-    in, -1 for none: all points against all rectangles in one step."""
-    if not pixels:
-        return []
-    half = (SCALE - 1) / 2
-    w = (np.array(pixels, dtype=np.float64).reshape(-1, 2) - half) / SCALE
-    r = np.array(rects, dtype=np.float64).reshape(-1, 4)
-    x, y = w[:, 0:1], w[:, 1:2]
-    hit = (r[:, 0] <= x) & (x < r[:, 2]) & (r[:, 1] <= y) & (y < r[:, 3])
-    return np.where(hit.any(axis=1), hit.argmax(axis=1), -1).tolist()
+    in, -1 for none."""
+    out = []
+    for p in pixels:
+        x, y = _working(p)
+        out.append(
+            next((k for k, r in enumerate(rects) if r[0] <= x < r[2] and r[1] <= y < r[3]), -1)
+        )
+    return out
 
 
 def _working(p: np.ndarray) -> tuple[float, float]:

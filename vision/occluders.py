@@ -82,8 +82,9 @@ class LeftoverReader:
         self,
         foreign: np.ndarray,
         weight: np.ndarray,
-        balls: list[FoundBall] | np.ndarray,
+        balls: list[FoundBall],
         region: Rect,
+        covers: list[tuple[float, float, float]] | None = None,
     ) -> list[Leftover]:
         """The streaks (blurred balls) and occluders among the foreign pixels of one region of
         the working grid that no ball's disc explains.
@@ -91,19 +92,17 @@ class LeftoverReader:
         Args:
             foreign: The whole grid's foreign mask.
             weight: The whole grid's foreign weight.
-            balls: Every ball of the frame (those near the region cover part of it), or their
-                `covers` (a frame read in several regions gives each the same).
+            balls: Every ball of the frame (those near the region cover part of it).
             region: Where to look.
+            covers: The balls' `covers`, when at hand (a frame read in several regions).
         """
         x0, y0, x1, y1 = region
-        covers = self.covers(balls) if isinstance(balls, list) else balls
-        cx, cy, r = covers[:, 0], covers[:, 1], covers[:, 2]
-        near = np.flatnonzero((cx + r >= x0) & (cx - r < x1) & (cy + r >= y0) & (cy - r < y1))
         covered = np.zeros((y1 - y0, x1 - x0), dtype=np.uint8)
-        for i in near.tolist():
-            x, y, radius = float(cx[i]), float(cy[i]), float(r[i])
-            centre = (round((x - x0) * 16), round((y - y0) * 16))
-            cv2.circle(covered, centre, round(radius * 16), 255, -1, cv2.LINE_8, 4)
+        for cx, cy, r in self.covers(balls) if covers is None else covers:
+            if cx + r < x0 or cx - r >= x1 or cy + r < y0 or cy - r >= y1:
+                continue
+            centre = (round((cx - x0) * 16), round((cy - y0) * 16))
+            cv2.circle(covered, centre, round(r * 16), 255, -1, cv2.LINE_8, 4)
         leftover = cv2.bitwise_and(foreign[y0:y1, x0:x1], cv2.bitwise_not(covered))
         if not cv2.countNonZero(leftover):
             return []  # every foreign pixel is a ball's
@@ -131,17 +130,18 @@ class LeftoverReader:
                 out.append(Leftover(rect, polygons=polygons, mask=(sub > 0).astype(np.uint8)))
         return out
 
-    def covers(self, balls: list[FoundBall]) -> np.ndarray:
-        """The discs the balls cover on the working grid, (n, 3) x, y, radius (a quarter more
-        than the ball's, for its shaded rim)."""
-        if not balls:
-            return np.zeros((0, 3))
+    def covers(self, balls: list[FoundBall]) -> list[tuple[float, float, float]]:
+        """The discs the balls cover on the working grid: x, y and a radius a quarter more
+        than the ball's (for its shaded rim)."""
         half = (SCALE - 1) / 2
-        centres = np.array([b.centre_px for b in balls], dtype=np.float64)
-        out = np.empty((len(balls), 3))
-        out[:, :2] = (centres - half) / SCALE
-        out[:, 2] = [b.radius_px / SCALE * 1.25 for b in balls]
-        return out
+        return [
+            (
+                (float(b.centre_px[0]) - half) / SCALE,
+                (float(b.centre_px[1]) - half) / SCALE,
+                b.radius_px / SCALE * 1.25,
+            )
+            for b in balls
+        ]
 
     def unoccluded(
         self, balls: list[FoundBall], leftovers: list[Leftover], shape: tuple[int, int]

@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from calibration.colour import default_colour_model
-from vision import circles, discs, identity, occluders, regions, table_view, votes
+from vision import circles, discs, identity, occluders, regions, streaks, table_view, votes
 from vision.apart import apart
 from vision.detections import Detections
 from vision.foreign import ClothContrast
@@ -56,6 +56,7 @@ def warm_up() -> None:
     apart(np.array([[0.0, 0.0], [50.0, 0.0]]), np.array([True, True]))
     Detections.of(0, 0.0, [(0.0, 0.0)])
     occluders.warm()
+    streaks.warm()
     table_view.warm()
     _READY = True
     took = time.perf_counter() - started
