@@ -97,13 +97,13 @@ class LeftoverReader:
             covers: The balls' `covers`, when at hand (a frame read in several regions).
         """
         x0, y0, x1, y1 = region
-        covered = np.zeros((y1 - y0, x1 - x0), dtype=np.uint8)
+        # The foreign pixels less the balls' discs (drawn over a copy).
+        leftover = foreign[y0:y1, x0:x1].copy()
         for cx, cy, r in self.covers(balls) if covers is None else covers:
             if cx + r < x0 or cx - r >= x1 or cy + r < y0 or cy - r >= y1:
                 continue
             centre = (round((cx - x0) * 16), round((cy - y0) * 16))
-            cv2.circle(covered, centre, round(r * 16), 255, -1, cv2.LINE_8, 4)
-        leftover = cv2.bitwise_and(foreign[y0:y1, x0:x1], cv2.bitwise_not(covered))
+            cv2.circle(leftover, centre, round(r * 16), 0, -1, cv2.LINE_8, 4)
         if not cv2.countNonZero(leftover):
             return []  # every foreign pixel is a ball's
         leftover = cv2.morphologyEx(leftover, cv2.MORPH_OPEN, _OPEN)

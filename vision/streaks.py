@@ -97,7 +97,7 @@ class StreakReader:
             return []
         x0, y0, x1, y1 = rect
         _, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(
-            np.ascontiguousarray(mask[y0:y1, x0:x1]), 8, cv2.CV_32S, cv2.CCL_GRANA
+            mask[y0:y1, x0:x1], 8, cv2.CV_32S, cv2.CCL_GRANA
         )
         owners: dict[int, list[int]] = {}
         half = (SCALE - 1) / 2
