@@ -22,6 +22,7 @@ from scipy.optimize import linear_sum_assignment
 
 from calibration.colour import WHITE_CHROMA, BallPixels, ColourModel
 from rules.balls import BallId
+from vision.sums import block_sum
 
 _N = 16
 _IDS = tuple(BallId)
@@ -352,7 +353,7 @@ def _probabilities(like: np.ndarray, known: float) -> np.ndarray:
     numpy's pairwise order)."""
     out = np.empty_like(like)
     for r in range(len(like)):
-        total = _row_sum(like[r])
+        total = block_sum(like[r], 0, _N)
         best = -math.inf
         for j in range(_N):
             v = like[r, j]
@@ -392,7 +393,11 @@ def assign(prob: np.ndarray, confidence: np.ndarray) -> tuple[np.ndarray, np.nda
     assigned = np.full(n, -1, dtype=np.int64)
     named = cols < _N
     assigned[rows[named]] = cols[named]
-    return assigned, _revised(prob, assigned, np.asarray(confidence, dtype=np.float64))
+    return assigned, _revised(
+        np.ascontiguousarray(prob, dtype=np.float64),
+        assigned,
+        np.ascontiguousarray(confidence, dtype=np.float64),
+    )
 
 
 @njit(cache=True, nogil=True)
@@ -413,33 +418,11 @@ def _revised(prob: np.ndarray, assigned: np.ndarray, confidence: np.ndarray) -> 
         for j in range(_N):
             gone = taken[j] if owner[j] >= 0 and owner[j] != r else 0.0
             out[r, j] = prob[r, j] * (1.0 - gone)
-        keep = _row_sum(prob[r])
-        total = _row_sum(out[r])
+        keep = block_sum(prob[r], 0, _N)
+        total = block_sum(out[r], 0, _N)
         scale = keep if total > 0 else 0.0
         # A revised row may not grow surer of its assigned ball than the evidence and the
         # rivals' removal allow; cap the row sum at what the colour evidence gave.
         for j in range(_N):
             out[r, j] = min(max(out[r, j] / max(total, _EPS) * scale, 0.0), 1.0)
     return out
-
-
-@njit(cache=True, nogil=True)
-def _row_sum(a: np.ndarray) -> float:
-    """The sum of up to 128 numbers in numpy's pairwise order (eight running sums)."""
-    n = len(a)
-    if n < 8:
-        total = 0.0
-        for i in range(n):
-            total += a[i]
-        return total
-    r = a[:8].copy()
-    i = 8
-    while i < n - n % 8:
-        for k in range(8):
-            r[k] += a[i + k]
-        i += 8
-    total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-    while i < n:
-        total += a[i]
-        i += 1
-    return total

@@ -17,6 +17,8 @@ import math
 import numpy as np
 from numba import njit
 
+from vision.sums import block_sum
+
 MIN_RAYS = 8
 """A fit needs at least this many rays whose outline agrees with it."""
 
@@ -177,35 +179,12 @@ def ellipse_design(
         for k in range(angles):
             along = a * cos[k] ** 2 + 2 * b * cos[k] * sin[k] + c * sin[k] ** 2
             radius[k] = 1.0 / math.sqrt(max(along, 1e-12))
-        means[i] = _pairwise_sum(radius) / angles
+        means[i] = block_sum(radius, 0, len(radius)) / angles
         for k in range(angles):
             design[i, k, 0] = radius[k] / means[i]
             design[i, k, 1] = cos[k]
             design[i, k, 2] = sin[k]
     return design, means
-
-
-@njit(cache=True, nogil=True)
-def _pairwise_sum(values: np.ndarray) -> float:
-    """A sum of up to 128 values in numpy's order (eight running sums, then pairs): a mean
-    taken here is bit for bit numpy's."""
-    n = len(values)
-    if n < 8:
-        total = 0.0
-        for v in values:
-            total += v
-        return total
-    r = values[:8].copy()
-    i = 8
-    while i + 8 <= n:
-        for j in range(8):
-            r[j] += values[i + j]
-        i += 8
-    total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-    while i < n:
-        total += values[i]
-        i += 1
-    return total
 
 
 @njit(cache=True, nogil=True)
@@ -412,5 +391,5 @@ def fit_quality(err: np.ndarray, good: np.ndarray) -> tuple[np.ndarray, np.ndarr
             close += good[i, a] and err[i, a] < 1.2
             squares[a] = err[i, a] * err[i, a] if good[i, a] else 0.0
         support[i] = close / angles
-        residual[i] = math.sqrt(_pairwise_sum(squares) / max(count[i], 1))
+        residual[i] = math.sqrt(block_sum(squares, 0, len(squares)) / max(count[i], 1))
     return count, support, residual
