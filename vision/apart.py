@@ -11,7 +11,10 @@ misplaced (or two balls seen as one): it is left alone rather than spread onto t
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+from numba import njit
 
 from rules.balls import BALL_DIAMETER_MM
 
@@ -41,6 +44,8 @@ def apart(
     if len(idx) < 2:
         return out
     p = out[idx]
+    if not _maybe_overlapping(p, max_overlap_mm):
+        return out  # the usual frame: nothing to move, and the sweeps below would find that
     for _ in range(_SWEEPS):
         d = p[:, None, :] - p[None, :, :]
         gap = np.hypot(d[..., 0], d[..., 1])
@@ -55,3 +60,16 @@ def apart(
         p = p + (share[..., None] * d).sum(axis=1)
     out[idx] = p
     return out
+
+
+@njit(cache=True, nogil=True)
+def _maybe_overlapping(p: np.ndarray, max_overlap_mm: float) -> bool:
+    """Whether any pair might overlap by more than `_DONE_MM` and less than ``max_overlap_mm``
+    (`apart`'s test of a sweep), with a margin for rounding: False means surely none."""
+    margin = 1e-6
+    for i in range(len(p)):
+        for j in range(i + 1, len(p)):
+            overlap = BALL_DIAMETER_MM - math.hypot(p[i, 0] - p[j, 0], p[i, 1] - p[j, 1])
+            if _DONE_MM - margin < overlap < max_overlap_mm + margin:
+                return True
+    return False

@@ -26,6 +26,7 @@ from vision.outline import (
     ellipse_design,
     fit_quality,
     near_edges,
+    outline_inside,
     outline_pass,
     ray_maps,
     ray_weights,
@@ -69,7 +70,10 @@ def peaks(acc: np.ndarray, minimum: np.ndarray, spacing: int) -> np.ndarray:
     smooth = cv2.GaussianBlur(acc, (3, 3), 0.8)
     ys, xs, values = local_maxima(smooth, np.ascontiguousarray(minimum, np.float32), spacing)
     order = np.argsort(-values)
-    return np.column_stack((xs[order], ys[order])).astype(np.float64)
+    out = np.empty((len(order), 2))
+    out[:, 0] = xs[order]
+    out[:, 1] = ys[order]
+    return out
 
 
 def fit_circles(
@@ -128,14 +132,14 @@ def fit_circles(
     radii = np.arange(k_lo, k_hi) * step_px
     rho = np.arange(k_lo - 1, k_hi + 1) * step_px
     # Each ray's sample offsets (x, y).
-    ray = np.stack((cos[:, None] * rho[None, :], sin[:, None] * rho[None, :]), axis=-1)
-    ray = ray.astype(np.float32)
+    ray = np.empty((_ANGLES, len(rho), 2), np.float32)
+    ray[:, :, 0] = cos[:, None] * rho[None, :]
+    ray[:, :, 1] = sin[:, None] * rho[None, :]
     # A fit that moves its centre further than 0.6 of a radius is not taken.
     reach = float(rho[-1]) + 0.6 * float(exp.max()) + 1.0
     near_edge = _near_edge(c, reach, allowed, scale, clear)
     if near_edge is None:
         near_edge = np.zeros(n, dtype=bool)
-    near_rays = np.repeat(near_edge, _ANGLES)
     prior, wide, narrow = ray_weights(design, exp, radii)
     inside = np.ones_like(prior)
     fit_r = exp.copy()
@@ -148,7 +152,7 @@ def fit_circles(
         polar = cv2.remap(image, maps, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
         if near_edge.any():
             # Only the candidates near a cushion: the rest lie wholly where outlines may be.
-            inside[near_edge] = _inside(allowed, scale, maps[near_rays], inside[near_edge].shape)
+            outline_inside(allowed, scale, maps, near_edge, inside)
         # The outline on each ray and the robust fit (`vision.outline`), and the next pass's
         # sample points.
         c, fit_r, err, good, moved = outline_pass(
@@ -198,16 +202,6 @@ def _near_edge(
     if clear is None:
         return np.ones(len(centres), dtype=bool)
     return near_edges(centres, reach, np.ascontiguousarray(clear, dtype=np.float32), scale)
-
-
-def _inside(
-    allowed: np.ndarray, scale: int, maps: np.ndarray, shape: tuple[int, ...]
-) -> np.ndarray:
-    """1 where a radial step's sample (between the samples of the two-channel ``maps``) lies
-    where an outline may be, else 0, shaped like the steps (n, angles, radii)."""
-    mid = (0.5 * (maps[:, :-2] + maps[:, 2:]) - (scale - 1) / 2) / scale
-    inside = cv2.remap(allowed, mid, None, cv2.INTER_NEAREST, borderMode=cv2.BORDER_REPLICATE)
-    return (inside > 0).reshape(shape).astype(np.float32)
 
 
 def mean_radii(shape: np.ndarray) -> np.ndarray:

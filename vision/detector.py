@@ -28,7 +28,6 @@ are made ready when the first detector is built (`vision.warm`).
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import math
 from collections.abc import Collection
@@ -157,10 +156,11 @@ class BallDetector:
         ).astype(np.float32)
         self._radius_small = (self.view.radius / SCALE).astype(np.float32)
         self._roi_edges = cv2.dilate(self.view.roi, np.ones((3, 3), np.uint8))
-        self._pad = math.ceil(1.5 * float(self._radius_small.max())) + 4
+        self._radius_max = float(self._radius_small.max())
+        self._pad = math.ceil(1.5 * self._radius_max) + 4
         self._pocket_rects = self._pockets()
         centre = calibration.camera.project(np.array([[0.0, 0.0, BALL_RADIUS_MM]]))
-        self._centre_radius = float(circles.mean_radii(self._silhouettes(centre))[0])
+        self._centre_radius = float(circles.mean_radii(self.view.silhouettes(centre))[0])
         self._previous: Detections | None = None
         self._last_small: np.ndarray | None = None
         self._balls: list[FoundBall] = []
@@ -207,7 +207,7 @@ class BallDetector:
             changed = changed_pixels(
                 small, self._last_small, self.view.roi, self.config.change_threshold
             )
-            rects = changed_rects(changed, float(self._radius_small.max()))
+            rects = changed_rects(changed, self._radius_max)
             if rects != [(0, 0, *self.view.size)]:
                 rects = merge(rects + self._recheck_rects())
         if not rects and self._previous is not None:
@@ -245,7 +245,7 @@ class BallDetector:
                 if inside(_working(start), rect) and not taken.near(start, 1.2 * r):
                     candidates.append((start, r))
                     taken.add(start)
-        on_kept = [(k.centre_px, k.radius_px) for k in kept]
+        on_kept = _discs([(k.centre_px, k.radius_px) for k in kept])
         candidates = [(s, r) for s, r in candidates if not _near(s, on_kept)]
         found = self._circles(image, candidates)
         # Each ball in the (separate) rectangle it was found in, none outside them all.
@@ -286,7 +286,7 @@ class BallDetector:
         out = []
         for b in self._balls:
             c = _working(b.centre_px)
-            if any(inside(c, r) for r in rects):
+            if any(r[0] <= c[0] < r[2] and r[1] <= c[1] < r[3] for r in rects):
                 reach = 1.3 * b.radius_px / SCALE
                 x0, y0 = max(int(c[0] - reach), 0), max(int(c[1] - reach), 0)
                 if cv2.countNonZero(
@@ -324,7 +324,7 @@ class BallDetector:
         went_on = [_travel_px(b) * _EXPOSURES_PER_FRAME for b in before]
         seen = _near_any([b.centre_px for b in before], now, went_on)
         for b, found in zip(before, seen, strict=True):
-            if not found and not _near(b.centre_px, [(c, r) for c, r, _ in lost]):
+            if not found and not _near(b.centre_px, _discs([(c, r) for c, r, _ in lost])):
                 lost.append((b.centre_px, b.radius_px, self._frames))
         self._lost = lost
 
@@ -365,8 +365,9 @@ class BallDetector:
                 break
             standing = [lo for lo in standing if lo not in reaching]
             regions = merge(regions + [lo.rect for lo in reaching])
+        covers = self._leftover.covers(balls)
         for region in regions:
-            standing += self._leftover.read(self._mask, self._weight, balls, region)
+            standing += self._leftover.read(self._mask, self._weight, balls, region, covers)
         return standing
 
     def _occupied(self, small: np.ndarray) -> list[Rect] | None:
@@ -466,12 +467,13 @@ class BallDetector:
         acc = edge_votes(small, roi, self._radius_small, x0, y0, x1, y1, self.config.edge_threshold)
         out: list[tuple[np.ndarray, float]] = []
         taken = _Apart()
-        for px, py in circles.peaks(acc, self._vote_min[y0:y1, x0:x1], 5):
+        table, radius, half = self.view.roi, self.view.radius, (SCALE - 1) / 2
+        for px, py in circles.peaks(acc, self._vote_min[y0:y1, x0:x1], 5).tolist():
             x, y = int(px + x0), int(py + y0)
-            if self.view.roi[y, x] == 0:
+            if table[y, x] == 0:
                 continue
-            start = self.view.to_full(np.array((px + x0, py + y0)))
-            r = float(self.view.radius[y, x])
+            start = np.array(((px + x0) * SCALE + half, (py + y0) * SCALE + half))
+            r = float(radius[y, x])
             if taken.near(start, 1.2 * r):
                 continue
             out.append((start, r))
@@ -488,14 +490,14 @@ class BallDetector:
         starts = [s for s, _ in candidates]
         expected = [r for _, r in candidates]
         found: list[FoundBall] = []
-        taken: list[tuple[np.ndarray, float]] = []  # each ball kept, and how near is too near
+        taken: list[tuple[float, float, float]] = []  # each ball kept, how near is too near
         fits = circles.fit_circles(
             image,
             np.array(starts),
             np.array(expected),
             allowed=self.view.outline,
             clear=self.view.outline_clear,
-            shape=self._silhouettes(np.array(starts)),
+            shape=self.view.silhouettes(np.array(starts)),
         )
         for start, fit in zip(starts, fits, strict=True):
             r = fit.expected
@@ -512,21 +514,15 @@ class BallDetector:
             ):
                 continue  # the dark hole of a pocket, not a ball in its jaws
             found.append(FoundBall(fit.centre, fit.radius, fit.support, fit.residual))
-            taken.append((fit.centre, 1.5 * fit.radius))
+            taken.append((float(fit.centre[0]), float(fit.centre[1]), 1.5 * fit.radius))
         return found
 
-    def _as_at_centre(self, balls: list[FoundBall]) -> np.ndarray:
-        """Each ball's fitted radius as the camera would show that ball at the table's centre:
-        off its axis the camera sees a ball past its equator, bigger by up to a few per cent
-        at the table's ends, which would pass for a ball lifted off the cloth."""
-        centres = np.array([b.centre_px for b in balls])
-        here = circles.mean_radii(self._silhouettes(centres))
-        return np.array([b.radius_px for b in balls]) * self._centre_radius / here
-
-    def _silhouettes(self, pixels: np.ndarray) -> np.ndarray:
-        """The expected outline ellipses (`TableView.silhouette`) of balls centred at
-        full-resolution pixels, (n, 3)."""
-        return self.view.silhouettes(pixels)
+    def _as_at_centre(self, centres: np.ndarray, radius: np.ndarray) -> np.ndarray:
+        """Fitted radii (balls at full-resolution ``centres``) as the camera would show those
+        balls at the table's centre: off its axis the camera sees a ball past its equator,
+        bigger by up to a few per cent at the table's ends, which would pass for a ball lifted
+        off the cloth."""
+        return radius * self._centre_radius / circles.mean_radii(self.view.silhouettes(centres))
 
     def _lit(self, image: np.ndarray, centre: np.ndarray, radius: float) -> bool:
         """Whether a disc has the light of a ball (a highlight at least), not a pocket's dark."""
@@ -553,7 +549,15 @@ class BallDetector:
         like = identity.likelihoods_of(disc, self.colours, ring, band)
         out = list(balls)
         for row, i in enumerate(fresh):
-            out[i] = dataclasses.replace(balls[i], like=like[row])
+            b = balls[i]
+            out[i] = FoundBall(
+                centre_px=b.centre_px,
+                radius_px=b.radius_px,
+                support=b.support,
+                residual=b.residual,
+                blur_mm=b.blur_mm,
+                like=like[row],
+            )
         return out
 
     def _detections(
@@ -565,25 +569,28 @@ class BallDetector:
     ) -> Detections:
         if not balls:
             return Detections.empty(index, time, occluded)
-        positions = self.view.ball_xy(np.array([b.centre_px for b in balls]))
-        positions = apart(positions, np.array([b.blur_mm is None for b in balls]))
-        mm_per_px = np.array([BALL_RADIUS_MM / b.radius_px for b in balls])
-        residual = np.array([min(b.residual, 3.0) for b in balls])
+        centres = np.array([b.centre_px for b in balls])
+        streaks = [i for i, b in enumerate(balls) if b.blur_mm is not None]
+        at_rest = np.ones(len(balls), dtype=bool)
+        at_rest[streaks] = False
+        positions = apart(self.view.ball_xy(centres), at_rest)
+        radius = np.array([b.radius_px for b in balls])
+        residual = np.minimum(np.array([b.residual for b in balls]), 3.0)
         support = np.array([b.support for b in balls])
         spread = residual / np.sqrt(np.maximum(support * 48, 1))
-        sigma = np.maximum(0.4, mm_per_px * (0.25 + spread))
+        sigma = np.maximum(0.4, BALL_RADIUS_MM / radius * (0.25 + spread))
         blur = np.full((len(balls), 2), np.nan)
         previous = self._previous.positions if self._previous is not None else None
-        for i, b in enumerate(balls):
-            if b.blur_mm is not None:
-                travel = signed(b.blur_mm, positions[i], previous)
-                blur[i] = travel / self.config.exposure_s
-                sigma[i] = max(sigma[i], float(np.hypot(*b.blur_mm)) / 6)
-        confidence = np.clip(0.5 + 0.5 * (support - 0.4) / 0.5, 0.05, 0.999)
+        for i in streaks:
+            blur_mm = balls[i].blur_mm
+            travel = signed(blur_mm, positions[i], previous)
+            blur[i] = travel / self.config.exposure_s
+            sigma[i] = max(sigma[i], float(np.hypot(*blur_mm)) / 6)
+        confidence = np.minimum(np.maximum(0.5 + 0.5 * (support - 0.4) / 0.5, 0.05), 0.999)
         like = np.array([b.like for b in balls]).reshape(-1, len(BALL_ORDER))
         like[:, self._absent] = 0.0
         prob = identity.probabilities(like)
-        prob[~np.isnan(blur[:, 0])] *= 0.6  # a streak's colours are mixed with the cloth's
+        prob[streaks] *= 0.6  # a streak's colours are mixed with the cloth's
         _, prob = identity.assign(prob, confidence)
         return Detections(
             frame=index,
@@ -591,7 +598,7 @@ class BallDetector:
             positions=positions,
             sigma=sigma,
             identity=prob,
-            radius_px=self._as_at_centre(balls),
+            radius_px=self._as_at_centre(centres, radius),
             blur_velocity=blur,
             confidence=confidence,
             occluded=occluded,
@@ -609,15 +616,14 @@ def _travel_px(ball: FoundBall) -> float:
 
 def _rect_of(pixels: list[np.ndarray], rects: list[Rect]) -> list[int]:
     """For each full-resolution point, the index of the first rectangle (working grid) it lies
-    in, -1 for none: all points against all rectangles in one step."""
-    if not pixels:
-        return []
-    half = (SCALE - 1) / 2
-    w = (np.array(pixels, dtype=np.float64).reshape(-1, 2) - half) / SCALE
-    r = np.array(rects, dtype=np.float64).reshape(-1, 4)
-    x, y = w[:, 0:1], w[:, 1:2]
-    hit = (r[:, 0] <= x) & (x < r[:, 2]) & (r[:, 1] <= y) & (y < r[:, 3])
-    return np.where(hit.any(axis=1), hit.argmax(axis=1), -1).tolist()
+    in, -1 for none."""
+    out = []
+    for p in pixels:
+        x, y = _working(p)
+        out.append(
+            next((k for k, r in enumerate(rects) if r[0] <= x < r[2] and r[1] <= y < r[3]), -1)
+        )
+    return out
 
 
 def _working(p: np.ndarray) -> tuple[float, float]:
@@ -658,10 +664,16 @@ def _near_any(
     return (np.hypot(gap[..., 0], gap[..., 1]) < reach).any(axis=1).tolist()
 
 
-def _near(p: np.ndarray, discs: list[tuple[np.ndarray, float]]) -> bool:
-    """Whether a point lies closer than the distance given with any of the centres."""
+def _discs(discs: list[tuple[np.ndarray, float]]) -> list[tuple[float, float, float]]:
+    """Centres and distances as plain floats, for `_near` (cheap per point)."""
+    return [(float(c[0]), float(c[1]), float(d)) for c, d in discs]
+
+
+def _near(p: np.ndarray, discs: list[tuple[float, float, float]]) -> bool:
+    """Whether a point lies closer than the distance given with any of the centres (x, y,
+    distance: `_discs`)."""
     x, y = float(p[0]), float(p[1])
-    return any(math.hypot(x - float(c[0]), y - float(c[1])) < d for c, d in discs)
+    return any(math.hypot(x - cx, y - cy) < d for cx, cy, d in discs)
 
 
 __all__ = ["BallDetector", "DetectorConfig", "FrameError", "Point", "occluder_area_mm2"]

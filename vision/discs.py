@@ -185,17 +185,30 @@ def _tally(
 
 def _pixel_arrays(counts: np.ndarray, sums: np.ndarray) -> PixelArrays:
     """`calibration.colour.ball_pixels` of every group from its counts and sums."""
-    total, n_white, n_dark, n_col = counts.T
-    per = np.maximum(total, 1.0)
-    colour, white = _means(sums[:, 0], n_col), _means(sums[:, 1], n_white)
-    return PixelArrays(n_white / per, n_dark / per, colour, n_col / per, white)
+    return PixelArrays(*_pixel_stats(counts, sums))
 
 
-def _means(sums: np.ndarray, count: np.ndarray) -> np.ndarray:
-    """Per group, the mean Lab of its pixels of a kind, (n, 3); NaN for fewer than two."""
-    # Lab pixels are whole numbers, so the sums are exact; dividing in float32, as the mean of
-    # the per-ball path does, gives its very bits (a near tie in the assignment must not flip).
-    mean = (sums.astype(np.float32) / np.maximum(count, 1).astype(np.float32)[:, None]).astype(
-        np.float64
-    )
-    return np.where((count >= 2)[:, None], mean, np.nan)
+@njit(cache=True, nogil=True)
+def _pixel_stats(
+    counts: np.ndarray, sums: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per group: the white, dark and coloured shares and the mean Lab of the coloured and of
+    the white pixels (NaN for fewer than two). Lab pixels are whole numbers, so the sums are
+    exact; dividing in float32, as the mean of the per-ball path does, gives its very bits (a
+    near tie in the assignment must not flip)."""
+    m = len(counts)
+    white = np.empty(m)
+    dark = np.empty(m)
+    coloured = np.empty(m)
+    colour_lab = np.full((m, 3), np.nan)
+    white_lab = np.full((m, 3), np.nan)
+    for g in range(m):
+        per = max(counts[g, 0], 1.0)
+        white[g] = counts[g, 1] / per
+        dark[g] = counts[g, 2] / per
+        coloured[g] = counts[g, 3] / per
+        for kind, count, out in ((0, counts[g, 3], colour_lab), (1, counts[g, 1], white_lab)):
+            if count >= 2:
+                for ch in range(3):
+                    out[g, ch] = np.float64(np.float32(sums[g, kind, ch]) / np.float32(count))
+    return white, dark, colour_lab, coloured, white_lab

@@ -22,6 +22,7 @@ def _foreign(
     cloth: np.ndarray,
     inv_bb: np.ndarray,
     bed: np.ndarray,
+    bare: np.ndarray,
     x0: int,
     y0: int,
     x1: int,
@@ -37,13 +38,18 @@ def _foreign(
     """The test, pixel by pixel, of the grid's rectangle (x0, y0)-(x1, y1): ``image``,
     ``mask`` and ``weight`` start at the grid's pixel (ox, oy), the per-pixel maps at its
     corner. One pass in float32, operation for operation as the array expressions it
-    replaces (a dozen passes over float32 copies of the rectangle)."""
+    replaces (a dozen passes over float32 copies of the rectangle). Off the bed (``bare``
+    non-zero there) the answer is 0 whatever the pixel, and is written without the test."""
     kc, kb, kd = np.float32(per_chroma), np.float32(per_bright), np.float32(per_dark)
     one, zero = np.float32(1.0), np.float32(0.0)
     for y in range(y0, y1):
         iy = y - oy
         for x in range(x0, x1):
             ix = x - ox
+            if bare[y, x]:
+                weight[iy, ix] = zero
+                mask[iy, ix] = 0
+                continue
             b, g, r = (
                 np.float32(image[iy, ix, 0]),
                 np.float32(image[iy, ix, 1]),
@@ -86,6 +92,9 @@ class ClothContrast:
         self.bed = bed
         self._bed = (bed > 0).astype(np.float32)
         self._inv_bb = 1.0 / ((cloth * cloth).sum(axis=2) + 1.0)
+        # Off the bed a finite test's weight is 0 times a finite number: 0, not worth testing.
+        finite = np.isfinite(cloth).all(axis=2) & np.isfinite(self._inv_bb)
+        self._bare = ((bed == 0) & finite).astype(np.uint8)
         self.level = float(np.median(cloth[bed > 0].max(axis=1)))
         """The brightest channel of the cloth, typical over the bed (a pocket is far darker)."""
         self._chroma = chroma_threshold
@@ -126,6 +135,7 @@ class ClothContrast:
             self.cloth,
             self._inv_bb,
             self._bed,
+            self._bare,
             x0,
             y0,
             x1,

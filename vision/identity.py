@@ -22,6 +22,7 @@ from scipy.optimize import linear_sum_assignment
 
 from calibration.colour import WHITE_CHROMA, BallPixels, ColourModel
 from rules.balls import BallId
+from vision.sums import block_sum
 
 _N = 16
 _IDS = tuple(BallId)
@@ -169,8 +170,7 @@ def likelihoods_of(
     band = np.full(n, math.nan) if band is None else np.asarray(band, dtype=np.float64)
     has_ring = ring is not None
     ring = ring if ring is not None else disc
-    targets = np.array([c.lab for c in model.balls], dtype=np.float64)
-    spreads = np.array([c.spread for c in model.balls], dtype=np.float64)
+    targets, spreads = _targets(model.balls)
     return _likelihood_rows(
         np.asarray(disc.white_fraction, dtype=np.float64),
         np.asarray(disc.dark_fraction, dtype=np.float64),
@@ -183,6 +183,20 @@ def likelihoods_of(
         targets,
         spreads,
     )
+
+
+_TARGETS: list = [None, None, None]
+"""The last colours `_targets` was asked for, and its answer (a model's colours are read
+every frame, and change only when the cloth or the lighting is learnt again)."""
+
+
+def _targets(balls: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """The balls' colours (16, 3) Lab and spreads (16,) as arrays."""
+    if _TARGETS[0] is not balls:
+        targets = np.array([c.lab for c in balls], dtype=np.float64)
+        spreads = np.array([c.spread for c in balls], dtype=np.float64)
+        _TARGETS[:] = [balls, targets, spreads]
+    return _TARGETS[1], _TARGETS[2]
 
 
 @njit(cache=True, nogil=True)
@@ -330,10 +344,30 @@ def probabilities(like: np.ndarray, known: float = 0.97) -> np.ndarray:
 
     A row whose best likelihood is tiny (nothing fits) keeps more of its mass unknown.
     """
-    like = np.asarray(like, dtype=np.float64).reshape(-1, _N)
-    total = like.sum(axis=1, keepdims=True)
-    fit = np.clip(like.max(axis=1, keepdims=True) / 0.05, 0.0, 1.0)
-    return np.where(total > 0, like / np.maximum(total, _EPS), 0.0) * known * fit
+    return _probabilities(np.ascontiguousarray(like, dtype=np.float64).reshape(-1, _N), known)
+
+
+@njit(cache=True, nogil=True)
+def _probabilities(like: np.ndarray, known: float) -> np.ndarray:
+    """`probabilities` row by row, the same arithmetic as its array expressions (row sums in
+    numpy's pairwise order)."""
+    out = np.empty_like(like)
+    for r in range(len(like)):
+        total = block_sum(like[r], 0, _N)
+        best = -math.inf
+        for j in range(_N):
+            v = like[r, j]
+            if math.isnan(v):
+                best = v
+                break
+            best = max(best, v)
+        fit = best / 0.05
+        if not math.isnan(fit):
+            fit = min(max(fit, 0.0), 1.0)
+        for j in range(_N):
+            share = like[r, j] / max(total, _EPS) if total > 0 else 0.0
+            out[r, j] = share * known * fit
+    return out
 
 
 def assign(prob: np.ndarray, confidence: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -350,26 +384,45 @@ def assign(prob: np.ndarray, confidence: np.ndarray) -> tuple[np.ndarray, np.nda
     n = len(prob)
     if n == 0:
         return np.zeros(0, dtype=np.int64), prob
-    unknown = np.clip(1.0 - prob.sum(axis=1), 1e-6, 1.0)
-    cost = -np.log(np.maximum(prob, 1e-12))
     # One "unknown" column per row so extra or unnamed rows need not steal a ball.
-    dummy = np.full((n, n), 1e6)
-    np.fill_diagonal(dummy, -np.log(unknown) + 2.0)
-    rows, cols = linear_sum_assignment(np.hstack((cost, dummy)))
+    cost = np.full((n, _N + n), 1e6)
+    np.negative(np.log(np.maximum(prob, 1e-12)), out=cost[:, :_N])
+    unknown = np.minimum(np.maximum(1.0 - prob.sum(axis=1), 1e-6), 1.0)
+    cost[np.arange(n), _N + np.arange(n)] = -np.log(unknown) + 2.0
+    rows, cols = linear_sum_assignment(cost)
     assigned = np.full(n, -1, dtype=np.int64)
     named = cols < _N
     assigned[rows[named]] = cols[named]
+    return assigned, _revised(
+        np.ascontiguousarray(prob, dtype=np.float64),
+        assigned,
+        np.ascontiguousarray(confidence, dtype=np.float64),
+    )
+
+
+@njit(cache=True, nogil=True)
+def _revised(prob: np.ndarray, assigned: np.ndarray, confidence: np.ndarray) -> np.ndarray:
+    """`assign`'s revision of the rows, step for step as the array expressions it replaced
+    (row sums in numpy's pairwise order, so the same numbers)."""
+    n = len(prob)
     # The belief that row r is ball j: discount by how sure the row assigned j is of it.
-    mine = assigned >= 0
     taken = np.zeros(_N)
     owner = np.full(_N, -1)
-    taken[assigned[mine]] = prob[mine, assigned[mine]] * confidence[mine]
-    owner[assigned[mine]] = np.flatnonzero(mine)
-    others = (owner[None, :] >= 0) & (owner[None, :] != np.arange(n)[:, None])
-    revised = prob * (1.0 - np.where(others, taken[None, :], 0.0))
-    keep = prob.sum(axis=1, keepdims=True)
-    scale = np.where(revised.sum(axis=1, keepdims=True) > 0, keep, 0.0)
-    revised = revised / np.maximum(revised.sum(axis=1, keepdims=True), _EPS) * scale
-    # A revised row may not grow surer of its assigned ball than the evidence and the rivals'
-    # removal allow; cap the row sum at what the colour evidence gave.
-    return assigned, np.clip(revised, 0.0, 1.0)
+    for r in range(n):
+        j = assigned[r]
+        if j >= 0:
+            taken[j] = prob[r, j] * confidence[r]
+            owner[j] = r
+    out = np.empty((n, _N))
+    for r in range(n):
+        for j in range(_N):
+            gone = taken[j] if owner[j] >= 0 and owner[j] != r else 0.0
+            out[r, j] = prob[r, j] * (1.0 - gone)
+        keep = block_sum(prob[r], 0, _N)
+        total = block_sum(out[r], 0, _N)
+        scale = keep if total > 0 else 0.0
+        # A revised row may not grow surer of its assigned ball than the evidence and the
+        # rivals' removal allow; cap the row sum at what the colour evidence gave.
+        for j in range(_N):
+            out[r, j] = min(max(out[r, j] / max(total, _EPS) * scale, 0.0), 1.0)
+    return out

@@ -21,6 +21,7 @@ from vision.detections import Polygon
 from vision.found import FoundBall
 from vision.regions import Rect, on
 from vision.streaks import StreakReader
+from vision.sums import pairwise_sum
 from vision.table_view import SCALE, TableView
 
 _OPEN = np.ones((3, 3), np.uint8)
@@ -79,7 +80,12 @@ class LeftoverReader:
         return [b for i, b in enumerate(balls) if i not in bare]
 
     def read(
-        self, foreign: np.ndarray, weight: np.ndarray, balls: list[FoundBall], region: Rect
+        self,
+        foreign: np.ndarray,
+        weight: np.ndarray,
+        balls: list[FoundBall],
+        region: Rect,
+        covers: list[tuple[float, float, float]] | None = None,
     ) -> list[Leftover]:
         """The streaks (blurred balls) and occluders among the foreign pixels of one region of
         the working grid that no ball's disc explains.
@@ -89,17 +95,18 @@ class LeftoverReader:
             weight: The whole grid's foreign weight.
             balls: Every ball of the frame (those near the region cover part of it).
             region: Where to look.
+            covers: The balls' `covers`, when at hand (a frame read in several regions).
         """
         x0, y0, x1, y1 = region
-        covered = np.zeros((y1 - y0, x1 - x0), dtype=np.uint8)
-        for b in balls:
-            cx, cy = _working(b.centre_px)
-            r = b.radius_px / SCALE * 1.25
+        # The foreign pixels less the balls' discs (drawn over a copy).
+        leftover = foreign[y0:y1, x0:x1].copy()
+        for cx, cy, r in self.covers(balls) if covers is None else covers:
             if cx + r < x0 or cx - r >= x1 or cy + r < y0 or cy - r >= y1:
                 continue
             centre = (round((cx - x0) * 16), round((cy - y0) * 16))
-            cv2.circle(covered, centre, round(r * 16), 255, -1, cv2.LINE_8, 4)
-        leftover = cv2.bitwise_and(foreign[y0:y1, x0:x1], cv2.bitwise_not(covered))
+            cv2.circle(leftover, centre, round(r * 16), 0, -1, cv2.LINE_8, 4)
+        if not cv2.countNonZero(leftover):
+            return []  # every foreign pixel is a ball's
         leftover = cv2.morphologyEx(leftover, cv2.MORPH_OPEN, _OPEN)
         count, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(
             leftover, 8, cv2.CV_32S, cv2.CCL_GRANA
@@ -123,6 +130,19 @@ class LeftoverReader:
                 polygons = tuple(self.polygons(sub, (gx, gy)))
                 out.append(Leftover(rect, polygons=polygons, mask=(sub > 0).astype(np.uint8)))
         return out
+
+    def covers(self, balls: list[FoundBall]) -> list[tuple[float, float, float]]:
+        """The discs the balls cover on the working grid: x, y and a radius a quarter more
+        than the ball's (for its shaded rim)."""
+        half = (SCALE - 1) / 2
+        return [
+            (
+                (float(b.centre_px[0]) - half) / SCALE,
+                (float(b.centre_px[1]) - half) / SCALE,
+                b.radius_px / SCALE * 1.25,
+            )
+            for b in balls
+        ]
 
     def unoccluded(
         self, balls: list[FoundBall], leftovers: list[Leftover], shape: tuple[int, int]
@@ -195,66 +215,13 @@ def _disc_means_of(
                 values[a * span + b] = np.float64(v) if inside else 0.0
                 count += inside
         if count > 0:
-            out[i] = _pairwise(values, 0, span * span) / count
+            out[i] = pairwise_sum(values, 0, span * span) / count
     return out
 
 
-@njit(cache=True, nogil=True)
-def _pairwise(values: np.ndarray, start: int, n: int) -> float:
-    """numpy's pairwise sum of ``values[start:start + n]``: blocks of up to 128 summed with
-    eight running sums, larger runs split in halves (a multiple of eight first), left plus
-    right. Without recursion (numba cannot cache a recursive function)."""
-    todo_start = np.empty(64, np.int64)
-    todo_n = np.empty(64, np.int64)
-    todo_join = np.empty(64, np.bool_)
-    sums = np.empty(64)
-    top, done = 0, 0
-    todo_start[0], todo_n[0], todo_join[0] = start, n, False
-    top = 1
-    while top:
-        top -= 1
-        s, m, join = todo_start[top], todo_n[top], todo_join[top]
-        if join:  # both halves summed: the right one is on top
-            done -= 1
-            sums[done - 1] = sums[done - 1] + sums[done]
-        elif m <= 128:
-            sums[done] = _block_sum(values, s, m)
-            done += 1
-        else:
-            half = m // 2
-            half -= half % 8
-            todo_start[top], todo_n[top], todo_join[top] = s, m, True
-            todo_start[top + 1], todo_n[top + 1], todo_join[top + 1] = s + half, m - half, False
-            todo_start[top + 2], todo_n[top + 2], todo_join[top + 2] = s, half, False
-            top += 3
-    return sums[0]
-
-
-@njit(cache=True, nogil=True)
-def _block_sum(values: np.ndarray, start: int, n: int) -> float:
-    """numpy's sum of up to 128 values: eight running sums, then pairs, then the rest."""
-    if n < 8:
-        total = 0.0
-        for i in range(start, start + n):
-            total += values[i]
-        return total
-    r = values[start : start + 8].copy()
-    i = 8
-    while i < n - n % 8:
-        for j in range(8):
-            r[j] += values[start + i + j]
-        i += 8
-    total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-    while i < n:
-        total += values[start + i]
-        i += 1
-    return total
-
-
-def _working(p: np.ndarray) -> tuple[float, float]:
-    """`TableView.to_working` of one full-resolution point, as plain floats."""
-    half = (SCALE - 1) / 2
-    return (float(p[0]) - half) / SCALE, (float(p[1]) - half) / SCALE
+def warm() -> None:
+    """Compile (or load) this module's loops on a tiny input (`vision.warm`)."""
+    _disc_means(np.ones((8, 8), np.float32), np.array([[4.0, 4.0]]), np.array([2.0]))
 
 
 def occluder_area_mm2(polygons: tuple[Polygon, ...]) -> float:

@@ -17,6 +17,8 @@ import math
 import numpy as np
 from numba import njit
 
+from vision.sums import block_sum
+
 MIN_RAYS = 8
 """A fit needs at least this many rays whose outline agrees with it."""
 
@@ -177,7 +179,7 @@ def ellipse_design(
         for k in range(angles):
             along = a * cos[k] ** 2 + 2 * b * cos[k] * sin[k] + c * sin[k] ** 2
             radius[k] = 1.0 / math.sqrt(max(along, 1e-12))
-        means[i] = _pairwise_sum(radius) / angles
+        means[i] = block_sum(radius, 0, len(radius)) / angles
         for k in range(angles):
             design[i, k, 0] = radius[k] / means[i]
             design[i, k, 1] = cos[k]
@@ -186,26 +188,28 @@ def ellipse_design(
 
 
 @njit(cache=True, nogil=True)
-def _pairwise_sum(values: np.ndarray) -> float:
-    """A sum of up to 128 values in numpy's order (eight running sums, then pairs): a mean
-    taken here is bit for bit numpy's."""
-    n = len(values)
-    if n < 8:
-        total = 0.0
-        for v in values:
-            total += v
-        return total
-    r = values[:8].copy()
-    i = 8
-    while i + 8 <= n:
-        for j in range(8):
-            r[j] += values[i + j]
-        i += 8
-    total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-    while i < n:
-        total += values[i]
-        i += 1
-    return total
+def outline_inside(
+    allowed: np.ndarray, scale: int, maps: np.ndarray, near: np.ndarray, inside: np.ndarray
+) -> None:
+    """Into ``inside`` (n, angles, steps) float32, for the candidates ``near`` an edge: 1
+    where a radial step's sample (between the samples of ``maps``, (n * angles, steps + 2, 2)
+    float32) lies where an outline may be (``allowed`` non-zero, at 1/``scale`` of the image's
+    resolution), else 0. OpenCV's nearest-pixel remap (edge pixels repeated past the edge),
+    from the same float32 points."""
+    h, w = allowed.shape
+    half, s = np.float32((scale - 1) / 2), np.float32(scale)
+    angles, steps = inside.shape[1], inside.shape[2]
+    for i in range(len(near)):
+        if not near[i]:
+            continue
+        for a in range(angles):
+            r = i * angles + a
+            for k in range(steps):
+                mx = (np.float32(0.5) * (maps[r, k, 0] + maps[r, k + 2, 0]) - half) / s
+                my = (np.float32(0.5) * (maps[r, k, 1] + maps[r, k + 2, 1]) - half) / s
+                x = min(max(int(np.rint(mx)), 0), w - 1)
+                y = min(max(int(np.rint(my)), 0), h - 1)
+                inside[i, a, k] = 1.0 if allowed[y, x] > 0 else 0.0
 
 
 @njit(cache=True, nogil=True)
@@ -387,5 +391,5 @@ def fit_quality(err: np.ndarray, good: np.ndarray) -> tuple[np.ndarray, np.ndarr
             close += good[i, a] and err[i, a] < 1.2
             squares[a] = err[i, a] * err[i, a] if good[i, a] else 0.0
         support[i] = close / angles
-        residual[i] = math.sqrt(_pairwise_sum(squares) / max(count[i], 1))
+        residual[i] = math.sqrt(block_sum(squares, 0, len(squares)) / max(count[i], 1))
     return count, support, residual

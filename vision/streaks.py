@@ -7,12 +7,12 @@ which way the ball went; the detector signs it from the previous frame.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import math
 
 import cv2
 import numpy as np
+from numba import njit
 
 from calibration.camera import CameraModel
 from rules.balls import BALL_RADIUS_MM
@@ -53,7 +53,8 @@ class StreakReader:
             None when the blob is not ball-shaped.
         """
         # The blob's weighted centre and spread, from its image moments (one pass in C).
-        m = cv2.moments(np.ascontiguousarray(w, dtype=np.float32))
+        w = np.ascontiguousarray(w, dtype=np.float32)
+        m = cv2.moments(w)
         total = m["m00"]
         if total <= 0:
             return None
@@ -65,9 +66,7 @@ class StreakReader:
         # The streak's extent along its axis is the travel plus one ball diameter.
         # Along it, the coverage falls off over the travel at each end; the faint ends are cut
         # by the foreign threshold, measured at a low level of it and scaled back.
-        ys, xs = np.nonzero(w >= 0.05)
-        along = ((xs - mx) * axis[0] + (ys - my) * axis[1]) if len(xs) else np.zeros(1)
-        extent = float(along.max() - along.min()) + 1.0
+        extent = _extent(w, mx, my, float(axis[0]), float(axis[1])) + 1.0
         length = max(extent - 2.0 * r, 0.0) * _STREAK_GAIN if major > minor * 1.15 else 0.0
         log.debug("streak extent %.2f r %.2f var %.2f %.2f", extent, r, major, minor)
         if length > 14 * r or total < 0.5 * math.pi * r * r * 0.6:
@@ -94,28 +93,33 @@ class StreakReader:
             mask: The whole grid's foreign mask.
             weight: The whole grid's foreign weight.
         """
+        if not balls:
+            return []
         x0, y0, x1, y1 = rect
         _, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(
-            np.ascontiguousarray(mask[y0:y1, x0:x1]), 8, cv2.CV_32S, cv2.CCL_GRANA
+            mask[y0:y1, x0:x1], 8, cv2.CV_32S, cv2.CCL_GRANA
         )
         owners: dict[int, list[int]] = {}
+        half = (SCALE - 1) / 2
         for i, b in enumerate(balls):
             # The component most of the ball's disc lies in (its centre may be a highlight).
-            c = self.view.to_working(b.centre_px) - (x0, y0)
+            cx = (float(b.centre_px[0]) - half) / SCALE - x0
+            cy = (float(b.centre_px[1]) - half) / SCALE - y0
             reach = max(int(0.6 * b.radius_px / SCALE), 1)
-            ix, iy = round(float(c[0])), round(float(c[1]))
+            ix, iy = round(cx), round(cy)
             patch = labels[max(iy - reach, 0) : iy + reach + 1, max(ix - reach, 0) : ix + reach + 1]
             counts = np.bincount(patch.ravel())
-            counts[0] = 0
-            if counts.size > 1 and counts.max() > 0:
-                owners.setdefault(int(np.argmax(counts)), []).append(i)
+            if counts.size > 1:
+                label = int(counts[1:].argmax()) + 1
+                if counts[label] > 0:
+                    owners.setdefault(label, []).append(i)
         out = list(balls)
         bed = self.view.bed
         for label, members in owners.items():
             if len(members) != 1:
                 continue
             b = balls[members[0]]
-            sx, sy, sw, sh = (int(v) for v in stats[label, :4])
+            sx, sy, sw, sh = stats[label, :4].tolist()
             r = b.radius_px / SCALE
             if max(sw, sh) < 2 * r + 2.5:
                 continue  # round: a ball at rest (or too slow to tell)
@@ -130,10 +134,34 @@ class StreakReader:
             half_travel_px = 0.5 * np.hypot(*streak.blur_mm) / (BALL_RADIUS_MM / b.radius_px)
             if np.hypot(*(streak.centre_px - b.centre_px)) > half_travel_px + 0.3 * b.radius_px:
                 continue  # the outline fitted is not on this streak's axis: not one ball's blur
-            out[members[0]] = dataclasses.replace(
-                b, centre_px=streak.centre_px, blur_mm=streak.blur_mm, support=min(b.support, 0.9)
+            out[members[0]] = FoundBall(
+                centre_px=streak.centre_px,
+                radius_px=b.radius_px,
+                support=min(b.support, 0.9),
+                residual=b.residual,
+                blur_mm=streak.blur_mm,
+                like=b.like,
             )
         return out
+
+
+def warm() -> None:
+    """Compile (or load) this module's loops on a tiny input (`vision.warm`)."""
+    _extent(np.ones((2, 2), np.float32), 0.5, 0.5, 1.0, 0.0)
+
+
+@njit(cache=True, nogil=True)
+def _extent(w: np.ndarray, mx: float, my: float, ax: float, ay: float) -> float:
+    """The spread along the axis (ax, ay) through (mx, my) of a patch's pixels of weight at
+    least 0.05 (0 for none): the largest offset along it less the smallest."""
+    lo, hi = math.inf, -math.inf
+    level = np.float32(0.05)
+    for y in range(w.shape[0]):
+        for x in range(w.shape[1]):
+            if w[y, x] >= level:
+                along = (x - mx) * ax + (y - my) * ay
+                lo, hi = min(lo, along), max(hi, along)
+    return hi - lo if hi >= lo else 0.0
 
 
 def _principal(xx: float, xy: float, yy: float) -> tuple[float, float, np.ndarray]:

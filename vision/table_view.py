@@ -152,6 +152,12 @@ def _nearest(grid: np.ndarray, pixels: np.ndarray, half: float, scale: int) -> n
     return out
 
 
+def warm() -> None:
+    """Compile (or load) this module's loops on a tiny input (`vision.warm`)."""
+    _bilinear(np.zeros((4, 4, 2), np.float32), np.array([[1.0, 1.0]]), 0.5, 2)
+    _nearest(np.zeros((4, 4, 3), np.float32), np.array([[1.0, 1.0]]), 0.5, 2)
+
+
 def _plane_points(camera: CameraModel, pixels: np.ndarray, z_mm: float) -> np.ndarray:
     """Table (x, y) on the plane z of many pixels (OpenCV's undistortion: ample for masks)."""
     ideal = cv2.undistortPoints(

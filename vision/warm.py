@@ -14,10 +14,10 @@ import time
 import numpy as np
 
 from calibration.colour import default_colour_model
-from vision import circles, discs, identity, regions, votes
+from vision import circles, discs, identity, occluders, regions, streaks, table_view, votes
+from vision.apart import apart
+from vision.detections import Detections
 from vision.foreign import ClothContrast
-from vision.occluders import _disc_means
-from vision.table_view import _bilinear, _nearest
 
 log = logging.getLogger(__name__)
 
@@ -52,9 +52,12 @@ def warm_up() -> None:
         image, np.array([[12.0, 12.0]]), np.array([5.0]), (150.0, 120.0, 130.0)
     )
     identity.likelihoods_of(disc, default_colour_model((150.0, 120.0, 130.0)), ring, band)
-    _disc_means(grid, np.array([[12.0, 12.0]]), np.array([3.0]))
-    _bilinear(np.zeros((4, 4, 2), np.float32), np.array([[1.0, 1.0]]), 0.5, 2)
-    _nearest(np.zeros((4, 4, 3), np.float32), np.array([[1.0, 1.0]]), 0.5, 2)
+    identity.assign(identity.probabilities(np.full((2, 16), 0.05)), np.array([0.9, 0.9]))
+    apart(np.array([[0.0, 0.0], [50.0, 0.0]]), np.array([True, True]))
+    Detections.of(0, 0.0, [(0.0, 0.0)])
+    occluders.warm()
+    streaks.warm()
+    table_view.warm()
     _READY = True
     took = time.perf_counter() - started
     log.log(logging.INFO if took > 2.0 else logging.DEBUG, "vision loops ready in %.1f s", took)

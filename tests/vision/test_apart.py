@@ -35,6 +35,13 @@ def test_moving_balls_and_balls_apart_are_left_where_they_were_found() -> None:
     np.testing.assert_array_equal(out, p)
 
 
+def test_the_least_overlap_moved_is_a_hundredth_of_a_millimetre() -> None:
+    slight = np.array([(0.0, 0.0), (D - 0.009, 0.0)])
+    np.testing.assert_array_equal(apart(slight, np.ones(2, bool)), slight)
+    over = np.array([(0.0, 0.0), (D - 0.02, 0.0)])
+    assert abs(np.hypot(*np.subtract(*apart(over, np.ones(2, bool)))) - D) < 1e-9
+
+
 def test_an_overlap_too_large_for_a_crease_is_left_alone() -> None:
     p = np.array([(0.0, 0.0), (D - MAX_OVERLAP_MM - 1.0, 0.0)])
     np.testing.assert_array_equal(apart(p, np.ones(2, bool)), p)

@@ -3,12 +3,14 @@ well inside changes nothing)."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from tests.vision import scenes
 from tests.vision.test_detector import CALIBRATION, CAMERA
 from vision import circles
 from vision.detector import BallDetector
+from vision.outline import outline_inside
 from vision.votes import edge_votes
 
 
@@ -152,3 +154,26 @@ def test_a_round_shape_fits_as_a_circle_does() -> None:
     for p, q in zip(plain, round_, strict=True):
         np.testing.assert_allclose(p.centre, q.centre, atol=1e-6)
         assert abs(p.radius - q.radius) < 1e-6 and p.support == q.support
+
+
+def test_the_outline_mask_test_is_opencvs_nearest_pixel_remap() -> None:
+    """`outline_inside` samples the allowed mask as `cv2.remap` (nearest pixel, edges repeated)
+    at the midpoints of the steps, ties of the rounding included."""
+    rng = np.random.default_rng(3)
+    for trial in range(60):
+        h, w = (int(v) for v in rng.integers(5, 60, 2))
+        allowed = (rng.uniform(size=(h, w)) < 0.5).astype(np.uint8) * 255
+        scale = int(rng.choice([1, 2]))
+        n, angles, samples = int(rng.integers(1, 4)), 6, int(rng.integers(3, 12))
+        maps = rng.uniform(-8, max(h, w) * scale + 8, (n * angles, samples, 2))
+        if trial % 2:
+            maps = np.round(maps * 2) / 2  # midpoints on half pixels: rounding ties
+        maps = maps.astype(np.float32)
+        near = rng.uniform(size=n) < 0.7
+        inside = np.full((n, angles, samples - 2), 7.0, np.float32)
+        outline_inside(allowed, scale, maps, near, inside)
+        mid = (0.5 * (maps[:, :-2] + maps[:, 2:]) - (scale - 1) / 2) / scale
+        want = cv2.remap(allowed, mid, None, cv2.INTER_NEAREST, borderMode=cv2.BORDER_REPLICATE)
+        want = (want > 0).astype(np.float32).reshape(inside.shape)
+        np.testing.assert_array_equal(inside[near], want[near])
+        assert (inside[~near] == 7.0).all()

@@ -60,6 +60,12 @@ def test_arrays_are_read_only_copies() -> None:
         ({"sigma": 0.0}, "sigma[0]"),
         ({"confidence": 1.5}, "confidence[0]"),
         ({"identity": np.full((1, 16), 0.1)}, "sums to 1.6"),
+        ({"identity": np.full((1, 16), (1.0 + 2e-6) / 16)}, "sums to 1.0000, above 1"),
+        ({"identity": np.full((1, 16), np.nan)}, "identity row 0 is not finite"),
+        ({"identity": np.eye(1, 16) * -0.1}, "identity[0, 0]"),
+        ({"radius_px": -1.0}, "radius_px[0]"),
+        ({"sigma": np.inf}, "sigma row 0 is not finite"),
+        ({"blur_velocity": np.array([[np.inf, 1.0]])}, "blur_velocity row 0"),
         ({"identity": np.zeros((1, 15))}, "identity has shape"),
         ({"blur_velocity": np.array([[1.0, np.nan]])}, "blur_velocity row 0"),
         ({"occluded": (((0.0, 0.0), (1.0, 1.0)),)}, "occluded polygon 0"),
@@ -68,6 +74,19 @@ def test_arrays_are_read_only_copies() -> None:
 def test_bad_arrays_say_what_is_wrong(kwargs: dict, message: str) -> None:
     with pytest.raises(DetectionsError, match=message.replace("[", r"\[")):
         Detections.of(4, 0.1, [(0.0, 0.0)], **kwargs)
+
+
+def test_values_on_the_limits_are_accepted() -> None:
+    d = Detections.of(
+        0,
+        0.0,
+        [(0.0, 0.0), (1.0, 1.0)],
+        identity=np.vstack((np.full(16, 1 / 16), np.eye(1, 16)[0])),
+        confidence=[0.0, 1.0],
+        radius_px=0.0,
+        blur_velocity=np.array([[np.nan, np.nan], [-3.0, 4.0]]),
+    )
+    assert len(d) == 2 and d.identity.sum(axis=1) == pytest.approx([1.0, 1.0])
 
 
 def test_non_finite_position_names_its_row_and_is_a_railbird_error() -> None:

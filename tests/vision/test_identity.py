@@ -118,3 +118,42 @@ def test_many_balls_at_once_are_judged_as_each_alone() -> None:
         alone = identity.likelihoods(d, MODEL, g, None if np.isnan(b) else b)
         np.testing.assert_allclose(together[i], alone, rtol=1e-12, atol=0)
     assert together.shape == (40, 16) and (together >= 0).all()
+
+
+def _probabilities_as_arrays(like: np.ndarray, known: float = 0.97) -> np.ndarray:
+    """`identity.probabilities` as the array expressions it was first written as."""
+    total = like.sum(axis=1, keepdims=True)
+    fit = np.clip(like.max(axis=1, keepdims=True) / 0.05, 0.0, 1.0)
+    return np.where(total > 0, like / np.maximum(total, 1e-9), 0.0) * known * fit
+
+
+def _revised_as_arrays(prob: np.ndarray, assigned: np.ndarray, confidence: np.ndarray):
+    """`identity.assign`'s revision of the rows as the array expressions it was first
+    written as."""
+    n = len(prob)
+    mine = assigned >= 0
+    taken = np.zeros(16)
+    owner = np.full(16, -1)
+    taken[assigned[mine]] = prob[mine, assigned[mine]] * confidence[mine]
+    owner[assigned[mine]] = np.flatnonzero(mine)
+    others = (owner[None, :] >= 0) & (owner[None, :] != np.arange(n)[:, None])
+    revised = prob * (1.0 - np.where(others, taken[None, :], 0.0))
+    keep = prob.sum(axis=1, keepdims=True)
+    scale = np.where(revised.sum(axis=1, keepdims=True) > 0, keep, 0.0)
+    revised = revised / np.maximum(revised.sum(axis=1, keepdims=True), 1e-9) * scale
+    return np.clip(revised, 0.0, 1.0)
+
+
+def test_compiled_probabilities_and_assignment_give_the_array_expressions_bits() -> None:
+    rng = np.random.default_rng(5)
+    for trial in range(300):
+        n = int(rng.integers(1, 24))
+        like = rng.uniform(0, 1, (n, 16)) ** rng.uniform(1, 12)
+        like[rng.uniform(size=(n, 16)) < 0.3] = 0.0
+        like[0] *= 0.0 if trial % 5 == 0 else 1e-3 if trial % 7 == 0 else 1.0
+        prob = identity.probabilities(like)
+        np.testing.assert_array_equal(prob, _probabilities_as_arrays(like))
+        confidence = rng.uniform(0.05, 0.999, n)
+        assigned, revised = identity.assign(prob, confidence)
+        assert len(set(assigned[assigned >= 0].tolist())) == int((assigned >= 0).sum())
+        np.testing.assert_array_equal(revised, _revised_as_arrays(prob, assigned, confidence))

@@ -6,10 +6,23 @@ from __future__ import annotations
 from rules.balls import BallId
 from tests.vision import scenes
 from tests.vision.test_detector import CALIBRATION, CAMERA
-from vision import discs, foreign, identity, occluders, outline, regions, table_view, votes
+from vision import (
+    apart,
+    detections,
+    discs,
+    foreign,
+    identity,
+    occluders,
+    outline,
+    regions,
+    streaks,
+    table_view,
+    votes,
+)
 from vision.detector import BallDetector
 
 _MODULES = (outline, votes, foreign, regions, discs, identity, occluders, table_view)
+_MODULES += (apart, detections, streaks)
 
 
 def _signatures() -> dict[str, int]:
@@ -36,6 +49,8 @@ def test_following_frames_compile_nothing_after_the_detector_is_built() -> None:
     # The loops the detector calls (those called only from other loops are compiled in them).
     entry = ("outline_pass", "edge_votes", "local_maxima", "_foreign", "_changed", "_tally")
     entry += ("_likelihood_rows", "_merge", "_bilinear", "_disc_means_of")
+    entry += ("_revised", "_probabilities", "_pixel_stats", "_maybe_overlapping", "_in_range")
+    entry += ("outline_inside", "_extent")
     named = {k.rsplit(".", 1)[1]: k for k in ready}
     assert set(entry) <= set(named), set(entry) - set(named)  # every entry loop is found
     assert all(ready[named[name]] for name in entry)
