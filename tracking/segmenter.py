@@ -108,6 +108,9 @@ _LAMP_REACH_MM = 15.0
 """How far below the lamp a ball's top may be seen and still have touched it: a 1 % error in
 its apparent size is 10 mm of height at the lamp."""
 
+_PLACING_S = 0.5
+"""A cue ball put on the table this recently is still in the hand's reach: no stroke yet."""
+
 _SEEN_STILL_S = 0.25
 """How long a ball must be seen still before it counts as having been at rest: the tracker's
 rest window (a line fitted over it measures a speed to about 5 mm/s)."""
@@ -232,6 +235,7 @@ class Segmenter:
         self._rest_reported: set[int] = set()
         self._disturbed_last: dict[int, float] = {}
         self._in_view_since: dict[int, float] = {}
+        self._first_time = math.nan
         self._lamp_touched: set[int] = set()
         self._crawls: dict[int, ShotEvent] = {}
         self._strike_time = -math.inf
@@ -279,6 +283,8 @@ class Segmenter:
     def _note_arrivals(self, frame: TrackFrame) -> None:
         """When each ball came into view: the tracker takes a ball it first sees for a ball at
         rest until it moves."""
+        if math.isnan(self._first_time):
+            self._first_time = frame.time
         before = self._frames[-2].on_table if len(self._frames) > 1 else False
         for r in np.flatnonzero(frame.on_table & ~before):
             self._in_view_since[int(r)] = frame.time
@@ -803,6 +809,20 @@ class Segmenter:
                 if cue_contacts:
                     t = max(f0.time, min(t, min(cue_contacts) - 1e-4))
                 events.append(self._strike(t, unc, f0))
+            elif self._frozen_to_cue(r, f0) and self._cue_just_placed(f0):
+                # The hand that put the cue ball down beside it nudged it: nobody strikes a
+                # cue ball the moment it is put down (3.22).
+                if abs(t - self._disturbed_last.get(r, -math.inf)) >= 1.0:
+                    self._disturbed_last[r] = t
+                    events.append(
+                        ShotEvent(
+                            EventKind.BALL_DISTURBED,
+                            t,
+                            (ball,),
+                            confidence=0.8,
+                            time_uncertainty=unc,
+                        )
+                    )
             elif self._frozen_to_cue(r, f0):
                 # Struck through a ball frozen to it, the cue ball hardly moves: the frozen
                 # ball's start is the strike, and the contact follows it.
@@ -921,6 +941,12 @@ class Segmenter:
         back = float(np.hypot(*(p1 - rest))) / speed
         t = float(np.clip(f1.time - back, f0.time, f1.time))
         return t, min(dt / 2, dt / 4 + float(np.nan_to_num(f1.sigma[r], nan=2.0)) / speed)
+
+    def _cue_just_placed(self, f0: TrackFrame) -> bool:
+        """The cue ball was put on the table (came into view after the first frame) less than
+        `_PLACING_S` ago."""
+        since = self._in_view_since.get(CUE_ROW, -math.inf)
+        return since > self._first_time and f0.time - since < _PLACING_S
 
     def _frozen_to_cue(self, r: int, f0: TrackFrame) -> bool:
         if not f0.on_table[CUE_ROW] or f0.moving[CUE_ROW]:

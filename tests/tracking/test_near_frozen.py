@@ -169,3 +169,25 @@ def test_a_ball_left_where_it_lay_under_the_hand_was_not_touched_rule_3_22(seed:
     shot = run(_placing(0.0, seed)).shots[0]
     assert shot.placement is not None and shot.placement.touched == ()
     assert shot.disturbed == ()
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_ball_frozen_to_a_cue_ball_just_put_down_that_moves_was_touched_rule_3_22(seed) -> None:
+    # The cue ball is put down 0.5 mm from the 1; as the hand lets go, the 1 rolls off at
+    # 60 mm/s. Nobody strikes a cue ball the moment it is put down: the hand moved the 1.
+    rng = np.random.default_rng(seed)
+    offsets = rng.normal(0.0, 0.6, (2, 2))
+    cue_x = 500.0 - BALL_DIAMETER_MM - 0.5
+    out = []
+    for k in range(260):
+        one_x = 500.0 + (min(60.0 * (k - 70) * FRAME, 12.0) if k > 70 else 0.0)
+        pts, ids = [np.array((one_x, 0.0)) + offsets[0]], [BallId.ONE]
+        if k > 60:
+            x = cue_x if k < 200 else max(cue_x - 20.0 * (k - 199), -600.0)
+            pts.append(np.array((x, 0.0)) + offsets[1])
+            ids.append(BallId.CUE)
+        out.append(Detections.of(k, k * FRAME, pts, identity=one_hot(ids), sigma=0.75))
+    shots = run(out).shots
+    assert len(shots) == 1 and shots[0].strike_time > 190 * FRAME
+    assert shots[0].placement is not None and shots[0].placement.touched == (BallId.ONE,)
+    assert shots[0].first_contact is None  # struck away from the 1
