@@ -54,7 +54,7 @@ from rules.events import EventKind, ShotEvent
 from rules.games import game_for
 from rules.general import CHALK_WIDTH_MM
 from rules.inputs import ShotInputs
-from rules.ruling import BallInHand
+from rules.ruling import BallInHand, Ruling
 from rules.shot import Shot
 from rules.state import GameOptions, GameState, Phase
 from tests.tracking.helpers import came_apart, matched, observable
@@ -272,7 +272,7 @@ STROKE_RULES = frozenset({"2.20", "3.23", "3.24"})
 """The rules of a faulty stroke: a double hit (2.20, 3.23) and a push (3.24)."""
 
 
-def _tally_stroke(t: Shot, ruling, tally: Tally) -> None:
+def _tally_stroke(t: Shot, ruling: Ruling, tally: Tally) -> None:
     """Count the true shot ``t``'s faulty stroke (a double hit or push in the truth) as flagged
     when the ruling on the tracked shot calls or reviews one; a clean shot (and among them one
     with the cue ball within a chalk width of a ball) as flagged falsely the same way."""
