@@ -813,16 +813,7 @@ class Segmenter:
                 # The hand that put the cue ball down beside it nudged it: nobody strikes a
                 # cue ball the moment it is put down (3.22).
                 if abs(t - self._disturbed_last.get(r, -math.inf)) >= 1.0:
-                    self._disturbed_last[r] = t
-                    events.append(
-                        ShotEvent(
-                            EventKind.BALL_DISTURBED,
-                            t,
-                            (ball,),
-                            confidence=0.8,
-                            time_uncertainty=unc,
-                        )
-                    )
+                    events.append(self._disturbance(r, t, unc))
             elif self._frozen_to_cue(r, f0):
                 # Struck through a ball frozen to it, the cue ball hardly moves: the frozen
                 # ball's start is the strike, and the contact follows it.
@@ -850,17 +841,16 @@ class Segmenter:
                 and not self._still_going(r, f0)
                 and t - self._disturbed_last.get(r, -math.inf) >= 1.0
             ):
-                self._disturbed_last[r] = t
-                events.append(
-                    ShotEvent(
-                        EventKind.BALL_DISTURBED,
-                        t,
-                        (ball,),
-                        confidence=0.8,
-                        time_uncertainty=unc,
-                    )
-                )
+                events.append(self._disturbance(r, t, unc))
         return events
+
+    def _disturbance(self, r: int, t: float, unc: float) -> ShotEvent:
+        """Ball ``r`` set moving at ``t`` by nothing on the table (3.21, 3.22), noted so the
+        same disturbance is not reported twice."""
+        self._disturbed_last[r] = t
+        return ShotEvent(
+            EventKind.BALL_DISTURBED, t, (BALLS[r],), confidence=0.8, time_uncertainty=unc
+        )
 
     def _after_strike(
         self, contacts: list[ShotEvent], starts: list[ShotEvent], f0: TrackFrame
