@@ -214,7 +214,8 @@ class Segmenter:
         self.table = table
         self.config = config or SegmenterConfig()
         self._frames: deque[TrackFrame] = deque(maxlen=2 * max(_CUSHION_K, _GAP_K, _SLOW_K) + 1)
-        self._window = FrameWindow(self._frames.maxlen or 1)
+        self._geo = TableCache(table)
+        self._window = FrameWindow(self._frames.maxlen or 1, self._geo, table.ball_diameter)
         self._pending: list[_Pending] = []
         self._presses: list[_Press] = []
         self._ready: list[ShotEvent] = []
@@ -241,7 +242,6 @@ class Segmenter:
         self._strike_time = -math.inf
         self._last_departure = -math.inf
         self._d = table.ball_diameter
-        self._geo = TableCache(table)
         self._cushions = self._geo.cushions
 
     @property
@@ -1051,10 +1051,6 @@ class Segmenter:
         if len(self._frames) < 2 * k + 1:
             return []
         span = slice(-(2 * k + 1), None)
-        stack = self._window
-        seen, measured_all = stack.seen[span], stack.measured[span]  # (2k+1, 16, ...)
-        filtered_all = stack.positions[span]
-        times, sigmas = stack.times[span], stack.measured_sigma[span]
         before, centre, after = (self._frames[-k - i] for i in (2, 1, 0))
         # A ball that drops a frame or two after glancing off a jaw is judged on the frames it
         # was seen on the table (the wall test wants two each side).
@@ -1062,25 +1058,16 @@ class Segmenter:
         live &= centre.moving | before.moving | after.moving
         if not live.any():
             return []
-        enough = (seen[:k].sum(axis=0) >= 2) & (seen[k + 1 :].sum(axis=0) >= 2)
-        rows = np.flatnonzero(live & enough)
-        if len(rows) == 0:
-            return []
-        pts_all = np.where(seen[:, rows, None], measured_all[:, rows], filtered_all[:, rows])
-        # Distances to the four cushion lines: a rebound needs the centre frame within reach
-        # of one line and (nearly) at its closest to it in the window.
-        half = np.array([self._geo.hx, self._geo.hy])
-        lines = np.concatenate([half - pts_all, half + pts_all], axis=2)  # (2k+1, m, 4)
-        at = lines[k]
-        reach = self._d / 2 + self.config.touch_tolerance_mm + _REACH_MM
-        closest = np.fmin.reduce(lines, axis=0) + 2 * _SIGMA_CAP  # a ball unseen at first: nan
-        candidates = np.any((at <= reach) & (at <= closest), axis=1)
-        # Inside a pocket's mouth the nose lines say little: the jaw faces decide.
-        candidates |= self._geo.near_a_mouth(pts_all[k], self._d)
+        stack = self._window
+        seen = stack.seen[span]
+        live &= (seen[:k].sum(axis=0) >= 2) & (seen[k + 1 :].sum(axis=0) >= 2)
         events = []
-        for i in np.flatnonzero(candidates):
-            r, pts = rows[i], pts_all[:, i]
-            found = self._cushion_event(int(r), times, sigmas[:, r], pts, seen[:, r], min_turn)
+        for r in self._rebound_candidates(k, live):
+            times, pts = stack.times[span], stack.points[span, r]
+            sigma = _median_sigma(stack.measured_sigma[span, r])
+            if not stack.at_mouth[-k - 1, r] and not self._at_closest(k, r, sigma):
+                continue
+            found = self._cushion_event(r, times, sigma, pts, seen[:, r], min_turn)
             if found is None:
                 continue
             event, crawled = found
@@ -1094,6 +1081,32 @@ class Segmenter:
             else:
                 events.append(event)
         return events
+
+    def _rebound_candidates(self, k: int, live: np.ndarray) -> list[int]:
+        """The ``live`` balls that, at the frame ``k`` back, may be rebounding: within reach
+        of a cushion line and at most `_SIGMA_CAP` twice over from their closest to it in the
+        window, or inside a pocket's mouth (where the nose lines say little: the jaw faces
+        decide)."""
+        stack = self._window
+        at = stack.edge_gaps[-k - 1]
+        reach = self._d / 2 + self.config.touch_tolerance_mm + _REACH_MM
+        rows = np.flatnonzero(live & ((at <= reach).any(axis=1) | stack.at_mouth[-k - 1]))
+        if len(rows) == 0:
+            return []
+        closest = np.fmin.reduce(stack.edge_gaps[-(2 * k + 1) :, rows], axis=0)
+        near = (at[rows] <= reach) & (at[rows] <= closest + 2 * _SIGMA_CAP)  # unseen: nan
+        keep = near.any(axis=1) | stack.at_mouth[-k - 1, rows]
+        return [int(r) for r in rows[keep]]
+
+    def _at_closest(self, k: int, r: int, sigma: float) -> bool:
+        """Whether ball ``r`` at the frame ``k`` back is within reach of a cushion line and at
+        its closest to it in the window, to twice its sigma: `_walls_near`'s test, on the
+        nose lines alone."""
+        gaps = self._window.edge_gaps[-(2 * k + 1) :, r]
+        reach = self._d / 2 + self.config.touch_tolerance_mm + _REACH_MM
+        at = gaps[k]
+        closest = np.fmin.reduce(gaps, axis=0) + 2 * min(sigma, _SIGMA_CAP)
+        return bool(np.any((at <= reach) & (at <= closest)))
 
     def _crawls_ended(self, frame: TrackFrame) -> list[ShotEvent]:
         """Crawls into a cushion (`_crawled_in`), timed once the ball is seen at rest: a ball
@@ -1116,17 +1129,15 @@ class Segmenter:
         self,
         r: int,
         times: np.ndarray,
-        sigmas: np.ndarray,
+        sigma: float,
         pts: np.ndarray,
         seen: np.ndarray,
         min_turn: float,
     ) -> tuple[ShotEvent, bool] | None:
-        """Ball ``r``'s rebound at the centre of the window whose frame ``times``, its
-        measurement ``sigmas``, centres ``pts`` and ``seen`` flags are given, and whether it
-        was a crawl (`_crawled_in`); or None."""
+        """Ball ``r``'s rebound at the centre of the window whose frame ``times``, typical
+        measurement ``sigma`` (`_median_sigma`), centres ``pts`` and ``seen`` flags are given,
+        and whether it was a crawl (`_crawled_in`); or None."""
         k = len(times) // 2
-        finite = sigmas[np.isfinite(sigmas)]
-        sigma = statistics.median(finite.tolist()) if len(finite) else 2.0
         walls = self._walls_near(pts, sigma)
         if not walls:
             return None
@@ -1454,6 +1465,12 @@ def _rebound(line_in, line_out, turn, rad, tol, lo, hi) -> tuple[float, float, b
     t = float(np.clip(0.5 * (tin + tout), lo, hi))
     half = (hi - lo) / 2
     return t, float(np.clip(abs(tin - tout) / 2, 0.25 * half, half)), False
+
+
+def _median_sigma(sigmas: np.ndarray) -> float:
+    """The median of a ball's measured sigmas over a window, 2 mm if it was never measured."""
+    finite = sigmas[np.isfinite(sigmas)]
+    return statistics.median(finite.tolist()) if len(finite) else 2.0
 
 
 def _lay_still(pts: np.ndarray, times: np.ndarray) -> bool:
