@@ -57,6 +57,9 @@ _PASS_OVER_MM = 12.0
 """Two balls whose centres are seen this much closer than a diameter overlap: one is in the air
 (vision's error on a ball is a few millimetres)."""
 
+_UPPER = np.triu(np.ones((len(BALLS), len(BALLS)), dtype=bool), 1)
+"""Each pair of balls once (row < column)."""
+
 _SIGMA_CAP = 8.0
 """The largest position sigma (mm) `_cushion_event` allows a sample to sit off its closest
 approach by (it uses 2 sigma); the pre-check uses it so it never skips what the test keeps."""
@@ -296,6 +299,16 @@ class Segmenter:
         since = self._in_view_since.get(r, -math.inf)
         return f0.rest_since[r] <= since and f0.time - since < _SEEN_STILL_S
 
+    @staticmethod
+    def _since(times: dict[int, float], rows: np.ndarray, t: float, strict: bool = True):
+        """Which ``rows`` have a time in ``times`` after ``t`` (or at it, if not ``strict``);
+        a row with none has not."""
+        if not times:
+            return np.zeros(len(rows), dtype=bool)
+        if strict:
+            return np.array([times.get(int(r), -math.inf) > t for r in rows])
+        return np.array([times.get(int(r), -math.inf) >= t for r in rows])
+
     def _velocity_noise(self, f0: TrackFrame, f1: TrackFrame, rows: np.ndarray) -> np.ndarray:
         dt = max(f1.time - f0.time, 1e-6)
         sig = f1.sigma[rows]
@@ -325,7 +338,7 @@ class Segmenter:
         # The filter's velocity at f0 is the cleanest 'before' for balls that were moving.
         v_before = np.where(f0.moving[live][:, None], f0.velocities[live], 0.0)
         # ... except just after a contact, which the filter has not caught up with yet.
-        just_hit = np.array([self._touched.get(int(r), -math.inf) > f0.time - dt for r in live])
+        just_hit = self._since(self._touched, live, f0.time - dt)
         v_out = (p2 - p1) / dt_after
         # A contact inside (f0, f1] needs one of the two moving by f1.
         moving = f0.moving[live] | f1.moving[live]
@@ -333,8 +346,11 @@ class Segmenter:
         reach = self._d + self.config.touch_tolerance_mm + np.hypot(*v_in.T) * dt
         events = []
         gaps = np.hypot(*(p0[:, None, :] - p0[None, :, :]).transpose(2, 0, 1))
-        for a, b in zip(*np.nonzero(np.triu(gaps < self._d - _PASS_OVER_MM, 1)), strict=True):
-            self._overlapped[(min(live[a], live[b]), max(live[a], live[b]))] = f0.time
+        upper = _UPPER[: len(live), : len(live)]
+        overlap = (gaps < self._d - _PASS_OVER_MM) & upper
+        if overlap.any():
+            for a, b in zip(*np.nonzero(overlap), strict=True):
+                self._overlapped[(min(live[a], live[b]), max(live[a], live[b]))] = f0.time
         near = (gaps <= reach[:, None] + reach[None, :]) & (moving[:, None] | moving[None, :])
         # A contact kicks one of the two: pairs where neither velocity changed are skipped
         # before the pair test (which asks the same with the larger of the two noises).
@@ -343,8 +359,8 @@ class Segmenter:
         near &= kicked[:, None] | kicked[None, :]
         self._scene = (live, p0, v_before)
         cluster = self._cluster_hit(live, f0, f1, p0, v_before, gaps, kicked, reach)
-        held = np.array([self._held.get(int(r), -math.inf) >= f0.time for r in live])
-        for a, b in zip(*np.nonzero(np.triu(near, 1)), strict=True):
+        held = self._since(self._held, live, f0.time, strict=False)
+        for a, b in zip(*np.nonzero(near & upper), strict=True):
             if held[a] and held[b]:
                 continue  # inside a rack being solved as a whole (`_solve_cluster`)
             key = (min(live[a], live[b]), max(live[a], live[b]))
@@ -490,9 +506,11 @@ class Segmenter:
         ball left (`_solve_cluster`), not pair by pair."""
         d, tol = self._d, self.config.touch_tolerance_mm
         rest = ~f0.moving[live]
+        if not (kicked & rest).any():
+            return None
         touching = (gaps <= d + tol) & rest[:, None] & rest[None, :]
         np.fill_diagonal(touching, False)
-        free = np.array([self._held.get(int(r), -math.inf) < f0.time for r in live])
+        free = ~self._since(self._held, live, f0.time, strict=False)
         for start in np.flatnonzero(kicked & rest & free & touching.any(axis=1)):
             group, todo = {int(start)}, [int(start)]
             while todo:
