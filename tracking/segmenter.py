@@ -60,6 +60,13 @@ _PASS_OVER_MM = 12.0
 _UPPER = np.triu(np.ones((len(BALLS), len(BALLS)), dtype=bool), 1)
 """Each pair of balls once (row < column)."""
 
+_LOOKBACK = 10
+"""Frames back a contact of two parting balls is looked for (`Segmenter._closest_before`)."""
+
+_OPENED_MM = 3.0
+"""How much the gap between a moving ball and a resting one must have opened since their
+closest approach for that to have been their contact (a gap's noise is about 1 mm)."""
+
 _SIGMA_CAP = 8.0
 """The largest position sigma (mm) `_cushion_event` allows a sample to sit off its closest
 approach by (it uses 2 sigma); the pre-check uses it so it never skips what the test keeps."""
@@ -379,19 +386,27 @@ class Segmenter:
             )
             if event is not None:
                 events.append(event)
-                for r in (live[a], live[b]):
-                    if f0.moving[r]:
-                        # The filter's velocity of a moving ball lags behind a contact.
-                        self._touched[int(r)] = event.time
-                if f0.moving[live[a]] and f0.moving[live[b]]:
-                    self._pending.append(_Pending(event, key, f0.time, f1.time, before))
-                else:
-                    self._ready.append(event)
-                    self._contact_times.append((event.time, key))
-                    self._ready += self._pressed(live, a, b, p0, v_before, v_out, noise, event, dt)
+                self._record(event, live, a, b, f0, f1, before, (p0, v_before, v_out, noise))
                 if cluster is not None and (held[a] != held[b]):
                     cluster.time.append(event.time)
         return events
+
+    def _record(self, event, live, a, b, f0, f1, before, scene) -> None:
+        """Keep a contact found between ``live[a]`` and ``live[b]`` in (f0, f1]: ready at once
+        when one of them was at rest, else pending until the gap is seen opening."""
+        p0, v_before, v_out, noise = scene
+        key = (min(live[a], live[b]), max(live[a], live[b]))
+        for r in (live[a], live[b]):
+            if f0.moving[r]:
+                # The filter's velocity of a moving ball lags behind a contact.
+                self._touched[int(r)] = event.time
+        if f0.moving[live[a]] and f0.moving[live[b]]:
+            self._pending.append(_Pending(event, key, f0.time, f1.time, before))
+        else:
+            self._ready.append(event)
+            self._contact_times.append((event.time, key))
+            dt = f1.time - f0.time
+            self._ready += self._pressed(live, a, b, p0, v_before, v_out, noise, event, dt)
 
     def _pressed(self, live, a, b, p0, v_before, v_out, noise, event, dt) -> list[ShotEvent]:
         """The cushion contacts of the two balls of a contact that were struck into a cushion."""
@@ -747,18 +762,52 @@ class Segmenter:
             uncertainty = min(dt, max(uncertainty, abs(taus[0] - taus[1]) / 2))
         elif tau_in is None:
             uncertainty = 0.5 * dt
-        self._pair_last[key] = f0.time + tau
+        time = f0.time + tau
+        past = self._closest_before(ra, rb, f0) if tau_in is None else None
+        if past is not None:
+            previous = self._pair_last.get(key, -math.inf)
+            if abs(past[0] - previous) <= 2 * dt:
+                return None  # parting since the contact already found
+            if f0.moving[ra] != f0.moving[rb]:
+                time, uncertainty = past
+        self._pair_last[key] = time
         a, b = BALLS[ra], BALLS[rb]
         if b is BallId.CUE:
             a, b = b, a
         confidence = float(min(0.99, 0.6 + 0.2 * min(kick, 2.0)))
         return ShotEvent(
             EventKind.BALL_BALL,
-            f0.time + tau,
+            time,
             (a, b),
             confidence=confidence,
             time_uncertainty=uncertainty,
         )
+
+    def _closest_before(self, ra: int, rb: int, f0: TrackFrame):
+        """(time, uncertainty) of a contact of two balls already parting at f0: their
+        closest approach over the last `_LOOKBACK` frames, when the gap then was within
+        touching distance and has clearly opened since; else None. A ball barely touched
+        creeps off, and is seen moving only frames after the other came closest to it and
+        left; and two balls parting after a contact already found kick each other no more."""
+        times, gaps = [], []
+        since = np.nanmax([f0.rest_since[ra], f0.rest_since[rb], -math.inf])
+        for f in list(self._frames)[-_LOOKBACK - 2 :]:
+            if f.time > f0.time:
+                break
+            if f.time < since or not (f.on_table[ra] and f.on_table[rb]):
+                continue
+            pa = f.measured[ra] if f.seen[ra] else f.positions[ra]
+            pb = f.measured[rb] if f.seen[rb] else f.positions[rb]
+            times.append(f.time)
+            gaps.append(math.hypot(*(pa - pb)) - self._d)
+        if len(gaps) < 3 or not np.isfinite(gaps).all():
+            return None
+        k = int(np.argmin(gaps))
+        if k == len(gaps) - 1 or gaps[k] > self.config.touch_tolerance_mm:
+            return None
+        if gaps[-1] - gaps[k] < _OPENED_MM:
+            return None
+        return times[k], times[k] - times[k - 1] if k else 0.5 * (times[1] - times[0])
 
     def _blocked(self, ra: int, rb: int, tau: float) -> bool:
         """Whether, carried on from f0 for ``tau`` s, ``ra`` or ``rb`` overlaps another ball

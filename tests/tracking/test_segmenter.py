@@ -517,3 +517,18 @@ def test_a_ball_crawling_into_a_cushion_touched_it_rule_3_20(seed: int) -> None:
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_a_ball_stopping_short_of_a_cushion_did_not_touch_it_rule_3_20(seed: int) -> None:
     assert run(_crawl(4.0, seed)).of_kind(EventKind.BALL_CUSHION) == []
+
+
+@pytest.mark.parametrize(("speed", "offset"), [(1200.0, 56.8), (1000.0, 56.0)])
+def test_a_ball_barely_touched_is_touched_when_the_other_came_closest_rule_3_18(
+    speed: float, offset: float
+) -> None:
+    # A thin cut sends the 3 off at 100-150 mm/s: vision sees it creep only frames after the
+    # cue ball came closest and left. The contact is then, once, not when the 3 is seen moving.
+    sim = simulate({"cue": (-700.0, 0.0), "3": (0.0, offset)}, (speed, 0.0))
+    (truth,) = sim.of_kind(EventKind.BALL_BALL)
+    for seed in range(6):
+        found = run(render(sim, seed, sigma=0.7), sim.signals).of_kind(EventKind.BALL_BALL)
+        assert len(found) <= 1
+        for contact in found:
+            assert abs(contact.time - truth.time) <= 2 * FRAME + contact.time_uncertainty
