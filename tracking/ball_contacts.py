@@ -1,0 +1,663 @@
+"""Ball-ball contacts, for the segmenter: a pair of balls that reach touching distance inside a
+frame interval and whose velocities change there, along their line of centres.
+
+Contacts with a resting ball are decided at once; those between two moving balls once the frames
+after show the gap opening (`BallContacts._gap_opened`); those inside a rack hit at rest all
+together, by sharing out the impulse (`BallContacts._solve_cluster`). A ball struck while
+against a cushion rebounds at once: its cushion contact is found here too."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import nnls
+
+from rules.balls import BallId
+from rules.events import EventKind, ShotEvent
+from rules.table import CushionId
+from tracking.fits import fit_slope
+from tracking.model import BALLS, TrackFrame
+
+GAP_K = 4
+"""Frames each side of a contact between two moving balls used to fit how fast the gap between
+them closed and opened: one frame's velocity is too noisy to tell a contact from two balls
+rolling on together after the break, touching."""
+
+_PASS_OVER_MM = 12.0
+"""Two balls whose centres are seen this much closer than a diameter overlap: one is in the air
+(vision's error on a ball is a few millimetres)."""
+
+_UPPER = np.triu(np.ones((len(BALLS), len(BALLS)), dtype=bool), 1)
+"""Each pair of balls once (row < column)."""
+
+_LOOKBACK = 10
+"""Frames back a contact of two parting balls is looked for (`Segmenter._closest_before`)."""
+
+_OPENED_MM = 3.0
+"""How much the gap between a moving ball and a resting one must have opened since their
+closest approach for that to have been their contact (a gap's noise is about 1 mm)."""
+
+_FROZEN_MM = 4.0
+"""A ball resting this close to a cushion nose is frozen to it as far as the camera can tell (a
+resting ball is placed to a millimetre or two): struck into the cushion, it touches it at once.
+One further off, driven in at a shallow angle, may take a third of a second to get there."""
+
+
+@dataclass(frozen=True, slots=True)
+class PendingContact:
+    """A contact between two moving balls, waiting for the frames after it."""
+
+    event: ShotEvent
+    pair: tuple[int, int]
+    t0: float
+    t1: float
+    previous: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Press:
+    """A ball struck toward a cushion a little way off, still going in at the newest frame:
+    the next frame shows whether the cushion turned it back.
+
+    Attributes:
+        row: The ball.
+        cushion: The cushion it was driven at.
+        normal: That cushion's unit normal (toward the table).
+        struck: When it was struck.
+        seen_at: The newest frame's time, when it was still going in ...
+        at: ... and where it was then.
+        noise: Its velocity noise over one frame, mm/s.
+    """
+
+    row: int
+    cushion: CushionId
+    normal: np.ndarray
+    struck: float
+    seen_at: float
+    at: np.ndarray
+    noise: float
+
+
+@dataclass(frozen=True, slots=True)
+class RackHit:
+    """Balls at rest touching one another (a rack) that a moving ball hit, waiting for the
+    frames after the hit to share out its impulse.
+
+    Attributes:
+        members: Their rows.
+        rest: (m, 2) their centres at rest.
+        edges: The touching pairs, as indices into ``members``.
+        hits: (index into ``members``, unit normal) of each moving ball that may have hit one.
+        t1: The end of the interval the hit fell in.
+        time: When the moving balls touched it (filled in as those contacts are found).
+    """
+
+    members: tuple[int, ...]
+    rest: np.ndarray
+    edges: tuple[tuple[int, int], ...]
+    hits: tuple[tuple[int, np.ndarray], ...]
+    t1: float
+    time: list[float]
+
+
+class BallContacts:
+    """The segmenter's ball-ball contacts: a part of `Segmenter`, working on the state its
+    ``__init__`` sets up (the newest frames, the config, the table, what was found so far)."""
+
+    @staticmethod
+    def _since(times: dict[int, float], rows: np.ndarray, t: float, strict: bool = True):
+        """Which ``rows`` have a time in ``times`` after ``t`` (or at it, if not ``strict``);
+        a row with none has not."""
+        if not times:
+            return np.zeros(len(rows), dtype=bool)
+        if strict:
+            return np.array([times.get(int(r), -math.inf) > t for r in rows])
+        return np.array([times.get(int(r), -math.inf) >= t for r in rows])
+
+    def _velocity_noise(self, f0: TrackFrame, f1: TrackFrame, rows: np.ndarray) -> np.ndarray:
+        dt = max(f1.time - f0.time, 1e-6)
+        sig = f1.sigma[rows]
+        sig = np.where(np.isnan(sig), 5.0, sig)
+        return np.sqrt(2.0) * sig / dt
+
+    def _kicked(self, v_in: np.ndarray, v_out: np.ndarray, noise: float) -> float:
+        """How clearly a velocity changed: the change over its threshold (>1 is a kick)."""
+        change = float(np.hypot(*(v_out - v_in)))
+        threshold = max(self.config.min_turn_mm_s, self.config.noise_sigmas * noise)
+        return change / threshold
+
+    def _ball_contacts(self, f0: TrackFrame, f1: TrackFrame, f2: TrackFrame) -> list[ShotEvent]:
+        """Contacts inside (f0.time, f1.time], judged with the step f1 -> f2 as 'after'."""
+        dt = f1.time - f0.time
+        dt_after = f2.time - f1.time
+        if dt <= 0 or dt_after <= 0:
+            return []
+        live = np.flatnonzero(f0.on_table & f1.on_table & ~np.isnan(f1.positions[:, 0]))
+        if len(live) < 2:
+            return []
+        p0, p1, p2 = f0.positions[live], f1.positions[live], f2.positions[live]
+        p2 = np.where(np.isnan(p2), p1, p2)
+        v_in = (p1 - p0) / dt
+        # The filter's velocity at f0 is the cleanest 'before' for balls that were moving.
+        v_before = np.where(f0.moving[live][:, None], f0.velocities[live], 0.0)
+        # ... except just after a contact, which the filter has not caught up with yet.
+        just_hit = self._since(self._touched, live, f0.time - dt)
+        v_out = (p2 - p1) / dt_after
+        # A contact inside (f0, f1] needs one of the two moving by f1.
+        moving = f0.moving[live] | f1.moving[live]
+        noise = self._velocity_noise(f1, f2, live)
+        reach = self._d + self.config.touch_tolerance_mm + np.hypot(*v_in.T) * dt
+        events = []
+        gaps = np.hypot(*(p0[:, None, :] - p0[None, :, :]).transpose(2, 0, 1))
+        upper = _UPPER[: len(live), : len(live)]
+        overlap = (gaps < self._d - _PASS_OVER_MM) & upper
+        if overlap.any():
+            for a, b in zip(*np.nonzero(overlap), strict=True):
+                self._overlapped[(min(live[a], live[b]), max(live[a], live[b]))] = f0.time
+        near = (gaps <= reach[:, None] + reach[None, :]) & (moving[:, None] | moving[None, :])
+        # A contact kicks one of the two: pairs where neither velocity changed are skipped
+        # before the pair test (which asks the same with the larger of the two noises).
+        change = np.hypot(*(v_out - v_before).T)
+        kicked = change >= np.maximum(self.config.min_turn_mm_s, self.config.noise_sigmas * noise)
+        near &= kicked[:, None] | kicked[None, :]
+        self._scene = (live, p0, v_before)
+        cluster = self._cluster_hit(live, f0, f1, p0, v_before, gaps, kicked, reach)
+        held = self._since(self._held, live, f0.time, strict=False)
+        for a, b in zip(*np.nonzero(near & upper), strict=True):
+            if held[a] and held[b]:
+                continue  # inside a rack being solved as a whole (`_solve_cluster`)
+            key = (min(live[a], live[b]), max(live[a], live[b]))
+            before = self._pair_last.get(key)
+            event = self._pair_contact(
+                live[a],
+                live[b],
+                f0,
+                (p0[a], p0[b]),
+                (p1[a], p1[b]),
+                (v_before[a], v_before[b]),
+                (v_out[a], v_out[b]),
+                dt,
+                (noise[a], noise[b]),
+                just_hit[a] or just_hit[b],
+            )
+            if event is not None:
+                events.append(event)
+                self._record(event, live, a, b, f0, f1, before, (p0, v_before, v_out, noise))
+                if cluster is not None and (held[a] != held[b]):
+                    cluster.time.append(event.time)
+        return events
+
+    def _record(self, event, live, a, b, f0, f1, before, scene) -> None:
+        """Keep a contact found between ``live[a]`` and ``live[b]`` in (f0, f1]: ready at once
+        when one of them was at rest, else pending until the gap is seen opening."""
+        p0, v_before, v_out, noise = scene
+        key = (min(live[a], live[b]), max(live[a], live[b]))
+        for r in (live[a], live[b]):
+            if f0.moving[r]:
+                # The filter's velocity of a moving ball lags behind a contact.
+                self._touched[int(r)] = event.time
+        if f0.moving[live[a]] and f0.moving[live[b]]:
+            self._pending.append(PendingContact(event, key, f0.time, f1.time, before))
+        else:
+            self._ready.append(event)
+            self._contact_times.append((event.time, key))
+            dt = f1.time - f0.time
+            self._ready += self._pressed(live, a, b, p0, v_before, v_out, noise, event, dt)
+
+    def _pressed(self, live, a, b, p0, v_before, v_out, noise, event, dt) -> list[ShotEvent]:
+        """The cushion contacts of the two balls of a contact that were struck into a cushion."""
+        out = []
+        for k, other in ((a, b), (b, a)):
+            pressed = self._pressed_into_cushion(
+                live[k], p0[k], p0[other], v_before[k], v_out[k], noise[k], event.time, dt
+            )
+            if pressed is not None:
+                out.append(pressed)
+        return out
+
+    def _pressed_into_cushion(self, r, p, other, v_before, v_out, noise, t, dt):
+        """A ball struck while against a cushion, driven into it, rebounds at once: its
+        cushion contact shares the frame interval of the ball-ball contact, with no incoming
+        motion for `_cushion_contacts` to see. It is found by the push: along the line from the
+        striking ball, into the cushion, and the ball not going on into it."""
+        rad, tol = self._d / 2, self.config.touch_tolerance_mm
+        if float(np.hypot(*v_before)) >= self.config.min_turn_mm_s:
+            return None  # it was rolling: the rebound test sees its way in and out
+        push = (p - other) / max(float(np.hypot(*(p - other))), 1e-9)
+        leave = max(self.config.min_turn_mm_s, self.config.noise_sigmas * noise)
+        for seg in self._cushions:
+            n = np.array(seg.normal)
+            start = np.array(seg.start)
+            along = np.array(seg.end) - start
+            if not 0.0 <= float((p - start) @ along / (along @ along)) <= 1.0:
+                continue
+            gap = float((p - start) @ n) - rad
+            if float(push @ n) > -0.1 or gap > tol + 2 * dt * float(np.hypot(*v_out)):
+                continue
+            # Pushed into a cushion it is touching, it reaches it: a ball frozen there barely
+            # moves at first (the cushion takes the push). One a little off must be seen coming
+            # back out by the next frame, against the push (only the cushion can turn it so).
+            back = float(v_out @ n)
+            frozen = gap <= _FROZEN_MM
+            if frozen and back < -0.5 * leave:
+                continue
+            clear = max(self.config.min_turn_mm_s, 1.5 * noise)
+            if not frozen and back < clear:
+                if back <= -clear:  # clearly still going in: the next frame may show it back
+                    self._press_on(int(r), seg.id, n, t, noise)
+                continue
+            key = (int(r), seg.id)
+            self._cushion_last[key] = t
+            return ShotEvent(
+                EventKind.BALL_CUSHION,
+                t,
+                (BALLS[r],),
+                cushion=seg.id,
+                confidence=0.8,
+                time_uncertainty=dt,
+            )
+        return None
+
+    def _press_on(self, r: int, cushion: CushionId, normal: np.ndarray, t: float, noise: float):
+        """Ball ``r``, struck toward ``cushion`` at ``t``, is still going in at the newest
+        frame: judge it on the next (`_pressed_later`). It may already have touched and be on
+        its way back (ball, cushion and ball again within a frame or two)."""
+        newest = self._frames[-1]
+        if newest.seen[r]:
+            at = newest.measured[r].copy()
+            self._presses.append(Press(r, cushion, normal, t, newest.time, at, noise))
+
+    def _pressed_later(self, frame: TrackFrame) -> list[ShotEvent]:
+        """The cushion contacts of struck balls (`_press_on`) that this frame shows coming back
+        out, against the push: only the cushion turns a ball so. A ball that met another ball
+        on the cushion side of it may have come back off that one instead: not judged."""
+        presses, self._presses = self._presses, []
+        events = []
+        for press in presses:
+            r = press.row
+            if press.seen_at >= frame.time:
+                self._presses.append(press)
+                continue
+            dt = frame.time - press.seen_at
+            if not frame.seen[r] or dt > 2.5 * (frame.time - self._frames[-2].time):
+                continue
+            back = float((frame.measured[r] - press.at) @ press.normal) / dt
+            if back < max(self.config.min_turn_mm_s, 1.5 * press.noise):
+                continue
+            if self._ball_toward(r, press.at, press.normal, frame):
+                continue
+            key = (r, press.cushion)
+            if frame.time - self._cushion_last.get(key, -math.inf) < 0.15:
+                continue
+            self._cushion_last[key] = frame.time
+            events.append(
+                ShotEvent(
+                    EventKind.BALL_CUSHION,
+                    0.5 * (press.struck + frame.time),
+                    (BALLS[r],),
+                    cushion=press.cushion,
+                    confidence=0.7,
+                    time_uncertainty=0.5 * (frame.time - press.struck),
+                )
+            )
+        return events
+
+    def _ball_toward(self, r: int, at: np.ndarray, normal: np.ndarray, frame: TrackFrame) -> bool:
+        """Whether another ball lies within a ball width and a half of ``at``, on the cushion
+        side of it (toward -``normal``)."""
+        others = np.flatnonzero(frame.on_table)
+        others = others[others != r]
+        offset = frame.positions[others] - at
+        near = np.hypot(offset[:, 0], offset[:, 1]) < 1.5 * self._d
+        return bool(np.any(near & (offset @ normal < 0)))
+
+    def _cluster_hit(self, live, f0, f1, p0, v_before, gaps, kicked, reach) -> RackHit | None:
+        """A rack (three or more balls at rest, touching) of which a ball was kicked in this
+        interval: its contacts are decided together once the frames after show how each
+        ball left (`_solve_cluster`), not pair by pair."""
+        d, tol = self._d, self.config.touch_tolerance_mm
+        rest = ~f0.moving[live]
+        if not (kicked & rest).any():
+            return None
+        touching = (gaps <= d + tol) & rest[:, None] & rest[None, :]
+        np.fill_diagonal(touching, False)
+        free = ~self._since(self._held, live, f0.time, strict=False)
+        for start in np.flatnonzero(kicked & rest & free & touching.any(axis=1)):
+            group, todo = {int(start)}, [int(start)]
+            while todo:
+                for k in np.flatnonzero(touching[todo.pop()]):
+                    if int(k) not in group:
+                        group.add(int(k))
+                        todo.append(int(k))
+            if len(group) < 3:
+                continue
+            members = sorted(group)
+            index = {k: i for i, k in enumerate(members)}
+            edges = tuple(
+                (index[i], index[j]) for i in members for j in members if i < j and touching[i, j]
+            )
+            hits = []
+            dt = f1.time - f0.time
+            for m in np.flatnonzero(f0.moving[live]):
+                # The first rack ball on its path, carried on from f0 (not its net step: it
+                # may have come back off the rack within the interval).
+                first = None
+                for h in members:
+                    roots = _touch_roots(p0[m] - p0[h], v_before[m], d)
+                    on_path = roots and -0.15 * dt <= roots[0] <= 1.15 * dt
+                    if on_path and (first is None or roots[0] < first[0]):
+                        first = (roots[0], h)
+                if first is not None:
+                    tau, h = max(first[0], 0.0), first[1]
+                    n = p0[h] - (p0[m] + v_before[m] * tau)
+                    hits.append((index[h], n / max(float(np.hypot(*n)), 1e-9)))
+            if not hits:
+                continue
+            rows = tuple(int(live[k]) for k in members)
+            cluster = RackHit(rows, p0[members].copy(), edges, tuple(hits), f1.time, [])
+            for r in rows:
+                self._held[r] = f1.time + 3 * (f1.time - f0.time)
+            self._clusters.append(cluster)
+            return cluster
+        return None
+
+    def _solve_cluster(self, c: RackHit, after: list[TrackFrame]) -> list[ShotEvent]:
+        """Which touching pairs of a hit rack pushed on each other: momentum passes through
+        frozen balls, so each ball leaves with the sum of the impulses of its contacts, along
+        their lines of centres. The impulses (non-negative: balls only push) are solved by
+        least squares from how each ball left, fitted over the frames after the hit; a pair
+        whose impulse is lost in the noise did not (visibly) touch. A rack has more contacts
+        than its balls have degrees of freedom (30 against 27 for fifteen balls), but pushes
+        cannot pull: from exact velocities this finds exactly the pairs the virtual table's
+        breaks pushed through."""
+        t = np.array([f.time for f in after])
+        m = len(c.members)
+        v_after = np.zeros((m, 2))
+        sig = []
+        for i, r in enumerate(c.members):
+            pts = np.array([f.measured[r] if f.seen[r] else f.positions[r] for f in after])
+            sigma = float(np.nanmedian([f.measured_sigma[r] for f in after if f.seen[r]] or [2.0]))
+            for axis in (0, 1):
+                v_after[i, axis], s_v = fit_slope(t, pts[:, axis], sigma)
+            sig.append(s_v)
+        columns = []
+        for i, j in c.edges:
+            n = c.rest[j] - c.rest[i]
+            n = n / max(float(np.hypot(*n)), 1e-9)
+            col = np.zeros(2 * m)
+            col[2 * j : 2 * j + 2] += n
+            col[2 * i : 2 * i + 2] -= n
+            columns.append(col)
+        for h, n in c.hits:
+            col = np.zeros(2 * m)
+            col[2 * h : 2 * h + 2] += n
+            columns.append(col)
+        impulse, _ = nnls(np.array(columns).T, np.nan_to_num(v_after).reshape(-1))
+        noise = float(np.median(sig)) if sig else math.inf
+        threshold = max(self.config.min_turn_mm_s, self.config.noise_sigmas * noise)
+        time = min(c.time) if c.time else c.t1 - 0.5 * (t[1] - t[0])
+        events = []
+        for (i, j), lam in zip(c.edges, impulse[: len(c.edges)], strict=True):
+            if lam < threshold:
+                continue
+            a, b = BALLS[c.members[i]], BALLS[c.members[j]]
+            key = (min(c.members[i], c.members[j]), max(c.members[i], c.members[j]))
+            self._pair_last[key] = time
+            self._contact_times.append((time, key))
+            events.append(
+                ShotEvent(
+                    EventKind.BALL_BALL,
+                    time,
+                    (a, b),
+                    confidence=float(min(0.95, 0.6 + 0.1 * lam / threshold)),
+                    time_uncertainty=0.5 * (t[1] - t[0]),
+                )
+            )
+        return events
+
+    def _confirmed(self) -> list[ShotEvent]:
+        """The contacts decided now: those between a resting and a moving ball at once, those
+        between two moving balls once `GAP_K` frames after them show the gap opening."""
+        out, self._ready = self._ready, []
+        frames = list(self._frames)
+        times = [f.time for f in frames]
+        waiting = []
+        for p in self._pending:
+            i1 = times.index(p.t1) if p.t1 in times else -1
+            if i1 < 0:
+                continue  # the frames are gone (a gap in the input): not judged
+            if i1 + GAP_K > len(frames):
+                waiting.append(p)
+            elif self._gap_opened(p, frames, i1):
+                out.append(p.event)
+                self._contact_times.append((p.event.time, p.pair))
+            elif p.previous is None:
+                self._pair_last.pop(p.pair, None)
+            else:
+                self._pair_last[p.pair] = p.previous
+        self._pending = waiting
+        unsolved = []
+        for c in self._clusters:
+            i1 = times.index(c.t1) if c.t1 in times else -1
+            if i1 < 0:
+                continue
+            if i1 + GAP_K > len(frames):
+                unsolved.append(c)
+            else:
+                out += self._solve_cluster(c, frames[i1 : i1 + GAP_K])
+        self._clusters = unsolved
+        horizon = times[0]
+        self._contact_times = [(t, k) for t, k in self._contact_times if t >= horizon]
+        return out
+
+    def _gap_opened(self, p: PendingContact, frames: list[TrackFrame], i1: int) -> bool:
+        """Two moving balls touched when the gap between them, fitted over a few frames each
+        side of the contact, turns from closing to opening faster than the noise: a contact's
+        impulse pushes along the line of centres. Two balls rolling on side by side after the
+        break, touching, keep their gap, however noisy one frame's velocities are. The windows
+        stop at either ball's other contacts."""
+        ra, rb = p.pair
+        others = [t for t, k in self._contact_times if k != p.pair and (ra in k or rb in k)]
+        others += [t for t, k in self._contact_times if k == p.pair and t != p.event.time]
+        start = max((t for t in others if t <= p.t0), default=-math.inf)
+        stop = min((t for t in others if t > p.t1), default=math.inf)
+        before = [f for f in frames[max(0, i1 - GAP_K) : i1] if f.time >= start]
+        after = [f for f in frames[i1 : i1 + GAP_K] if f.time < stop]
+        if len(before) < 2 or len(after) < 2:
+            return True  # too crowded to fit: the one-frame test stands
+        rate_in, noise_in = self._gap_rate(ra, rb, before)
+        rate_out, noise_out = self._gap_rate(ra, rb, after)
+        noise = math.hypot(noise_in, noise_out)
+        threshold = max(self.config.min_turn_mm_s, self.config.noise_sigmas * noise)
+        return rate_out - rate_in >= threshold
+
+    @staticmethod
+    def _gap_rate(ra: int, rb: int, frames: list[TrackFrame]) -> tuple[float, float]:
+        """How fast the centre distance of two balls changes over ``frames``, and its sigma."""
+        t = np.array([f.time for f in frames])
+        gap = np.empty(len(frames))
+        sigmas = []
+        for k, f in enumerate(frames):
+            pa = f.measured[ra] if f.seen[ra] else f.positions[ra]
+            pb = f.measured[rb] if f.seen[rb] else f.positions[rb]
+            gap[k] = math.hypot(*(pa - pb))
+            for r in (ra, rb):
+                sig = f.measured_sigma[r] if f.seen[r] else f.sigma[r]
+                sigmas.append(float(np.nan_to_num(sig, nan=2.0)))
+        return fit_slope(t, gap, math.sqrt(2.0) * float(np.median(sigmas)))
+
+    def _pair_contact(self, ra, rb, f0, p0, p1, v_before, v_out, dt, noise, stale=False):
+        d, tol = self._d, self.config.touch_tolerance_mm
+        key = (min(ra, rb), max(ra, rb))
+        if f0.time - self._pair_last.get(key, -math.inf) < 3 * dt:
+            return None
+        rel_p0 = p0[0] - p0[1]
+        rel_v = v_before[0] - v_before[1]
+        rel_p1 = p1[0] - p1[1]
+        rel_vo = v_out[0] - v_out[1]
+        late = 0.15 * dt
+        # Touch time by carrying the incoming motion forward from f0 ...
+        roots = _touch_roots(rel_p0, rel_v, d)
+        tau_in = None
+        if roots:
+            if roots[0] > dt + late:
+                return None  # the touch belongs to the next interval, judged on the next frame
+            if roots[1] < -late:
+                roots = ()  # already apart before f0 by this motion: not a touch here
+            else:
+                tau_in = float(np.clip(roots[0], 0.0, dt))
+        if tau_in is None:
+            closest_t = _closest_time(rel_p0, rel_v, -math.inf, math.inf)
+            if closest_t > dt + late:
+                return None
+            closest = min(
+                _closest(rel_p0, rel_v, 0.0, dt),
+                _closest(rel_p0, (rel_p1 - rel_p0) / dt, 0.0, dt),
+            )
+            if closest > d + tol:
+                return None
+        # ... and by carrying the outgoing motion back from f1 (when it parts in the interval).
+        back = _touch_roots(rel_p1 - rel_vo * dt, rel_vo, d)
+        tau_out = back[1] if back and -late <= back[1] <= dt + late else None
+        if tau_in is not None and self._blocked(ra, rb, tau_in):
+            # Carried on, one of them would have had to pass through a third ball to touch
+            # the other: the third ball stopped it first.
+            return None
+        if stale and tau_out is None:
+            # One of them was hit in the last interval: its velocity before is stale, and only
+            # the motion after, carried back, can show that they touched here.
+            return None
+        # Each ball's kick against its own velocity noise: a ball missed in the frame after the
+        # contact (its position only predicted) must not hide the other's clean turn. A ball in
+        # the air passing over the other is no evidence of a touch: only the other's kick is.
+        # The size of a ball's picture is noisy, so only a pair seen overlapping in the last few
+        # frames, which two balls on the cloth cannot do, is taken to be one passing over the
+        # other (the filter's velocity of the one in the air wavers for a few frames after).
+        over = (
+            np.hypot(*(p1[0] - p1[1])) < d - _PASS_OVER_MM
+            or f0.time - self._overlapped.get(key, -math.inf) <= GAP_K * dt
+        )
+        flying = [bool(f0.airborne[r]) for r in (ra, rb)]
+        if over and not any(flying):
+            # Seen overlapping, one of them was in the air though its picture did not look big
+            # enough to say so: the one that came over, the faster.
+            flying[int(np.argmax([np.hypot(*v) for v in v_before]))] = True
+        grounded = [k for k in (0, 1) if not (over and flying[k])]
+        kick = max((self._kicked(v_before[k], v_out[k], noise[k]) for k in grounded), default=0.0)
+        if kick < 1.0 or not self._along_centres(p0, v_before, v_out, tau_in or 0.0, noise):
+            return None
+        taus = [t for t in (tau_in, tau_out) if t is not None]
+        if not taus:
+            # Never quite one diameter apart (noise, a graze): the moment of closest approach.
+            taus = [_closest_time(rel_p0, rel_v, 0.0, dt)]
+        tau = float(np.clip(np.mean(taus), 0.0, dt))
+        speed = max(float(np.hypot(*rel_v)), float(np.hypot(*rel_vo)), 1.0)
+        sigma = float(np.nanmax([f0.sigma[ra], f0.sigma[rb], 1.0]))
+        uncertainty = min(dt, 0.4 * dt + 2 * math.sqrt(2) * sigma / speed)
+        if len(taus) == 2:
+            uncertainty = min(dt, max(uncertainty, abs(taus[0] - taus[1]) / 2))
+        elif tau_in is None:
+            uncertainty = 0.5 * dt
+        time = f0.time + tau
+        past = self._closest_before(ra, rb, f0) if tau_in is None else None
+        if past is not None:
+            previous = self._pair_last.get(key, -math.inf)
+            if abs(past[0] - previous) <= 2 * dt:
+                return None  # parting since the contact already found
+            if f0.moving[ra] != f0.moving[rb]:
+                time, uncertainty = past
+        self._pair_last[key] = time
+        a, b = BALLS[ra], BALLS[rb]
+        if b is BallId.CUE:
+            a, b = b, a
+        confidence = float(min(0.99, 0.6 + 0.2 * min(kick, 2.0)))
+        return ShotEvent(
+            EventKind.BALL_BALL,
+            time,
+            (a, b),
+            confidence=confidence,
+            time_uncertainty=uncertainty,
+        )
+
+    def _closest_before(self, ra: int, rb: int, f0: TrackFrame):
+        """(time, uncertainty) of a contact of two balls already parting at f0: their
+        closest approach over the last `_LOOKBACK` frames, when the gap then was within
+        touching distance and has clearly opened since; else None. A ball barely touched
+        creeps off, and is seen moving only frames after the other came closest to it and
+        left; and two balls parting after a contact already found kick each other no more."""
+        times, gaps = [], []
+        since = np.nanmax([f0.rest_since[ra], f0.rest_since[rb], -math.inf])
+        for f in list(self._frames)[-_LOOKBACK - 2 :]:
+            if f.time > f0.time:
+                break
+            if f.time < since or not (f.on_table[ra] and f.on_table[rb]):
+                continue
+            pa = f.measured[ra] if f.seen[ra] else f.positions[ra]
+            pb = f.measured[rb] if f.seen[rb] else f.positions[rb]
+            times.append(f.time)
+            gaps.append(math.hypot(*(pa - pb)) - self._d)
+        if len(gaps) < 3 or not np.isfinite(gaps).all():
+            return None
+        k = int(np.argmin(gaps))
+        if k == len(gaps) - 1 or gaps[k] > self.config.touch_tolerance_mm:
+            return None
+        if gaps[-1] - gaps[k] < _OPENED_MM:
+            return None
+        return times[k], times[k] - times[k - 1] if k else 0.5 * (times[1] - times[0])
+
+    def _blocked(self, ra: int, rb: int, tau: float) -> bool:
+        """Whether, carried on from f0 for ``tau`` s, ``ra`` or ``rb`` overlaps another ball
+        (by more than the touch tolerance): its path to the other went through that ball."""
+        live, p0, v = self._scene
+        carried = p0 + v * tau
+        for r in (ra, rb):
+            i = int(np.searchsorted(live, r))
+            if not v[i].any():
+                continue
+            dist = np.hypot(*(carried - carried[i]).T)
+            dist[i] = np.inf
+            dist[live == (rb if r == ra else ra)] = np.inf
+            if np.any(dist < self._d - self.config.touch_tolerance_mm):
+                return True
+        return False
+
+    def _along_centres(self, p0, v_before, v_out, tau, noise) -> bool:
+        """A contact pushes along the line of centres (friction throws only a few degrees): at
+        least one of the two balls must have changed velocity mostly along that line. Two balls
+        kicked side by side by a third are not touching each other."""
+        at_touch = (p0[1] + v_before[1] * tau) - (p0[0] + v_before[0] * tau)
+        n = at_touch / max(float(np.hypot(*at_touch)), 1e-9)
+        for k in (0, 1):
+            change = v_out[k] - v_before[k]
+            size = float(np.hypot(*change))
+            if size > self.config.noise_sigmas * noise[k] and abs(float(change @ n)) >= 0.8 * size:
+                return True
+        return False
+
+
+def _touch_roots(p: np.ndarray, v: np.ndarray, d: float) -> tuple[float, ...]:
+    """The two times tau (sorted) with |p + v tau| = d, or () when the motion never gets there."""
+    a = float(v @ v)
+    b = 2.0 * float(p @ v)
+    c = float(p @ p) - d * d
+    if a < 1e-9:
+        return (-math.inf, math.inf) if c <= 0 else ()
+    disc = b * b - 4 * a * c
+    if disc < 0:
+        return ()
+    sq = math.sqrt(disc)
+    return ((-b - sq) / (2 * a), (-b + sq) / (2 * a))
+
+
+def _closest_time(p, v, lo, hi) -> float:
+    a = float(v @ v)
+    if a < 1e-9:
+        return lo
+    return float(np.clip(-float(p @ v) / a, lo, hi))
+
+
+def _closest(p, v, lo, hi) -> float:
+    t = _closest_time(p, v, lo, hi)
+    return float(np.hypot(*(p + v * t)))

@@ -1,0 +1,294 @@
+"""Cushion contacts, for the segmenter: rebounds off a cushion nose or a pocket's jaw, judged a
+few frames behind the newest from lines fitted to the ball's distance to the nose each side
+(and again on a longer window for soft rebounds), and crawls into a cushion."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import statistics
+
+import numpy as np
+
+from rules.events import EventKind, ShotEvent
+from tracking.fits import fit_line
+from tracking.geometry import Wall
+from tracking.model import BALLS, TrackFrame
+
+CUSHION_K = 4
+"""Frames each side of a cushion rebound used for its chord velocities."""
+
+SLOW_K = 12
+"""Frames each side for a soft rebound: a slow ball's, or a fast one grazing the nose, whose
+normal velocity is tens of mm/s, which four frames of 0.7 mm noise cannot measure (20 mm/s);
+twelve can (3.5 mm/s)."""
+
+_SLOW_MIN_TURN = 40.0
+"""Smallest normal-velocity turn (mm/s) counted as a rebound on the long window."""
+
+REACH_MM = 120.0
+"""How far from a nose a sampled centre may be at a rebound between frames (a 7 m/s ball at
+60 fps); the fitted lines then decide whether it touched."""
+
+_SIGMA_CAP = 8.0
+"""The largest position sigma (mm) `_cushion_event` allows a sample to sit off its closest
+approach by (it uses 2 sigma); the pre-check uses it so it never skips what the test keeps."""
+
+_CRAWL_GAP_MM = 2.0
+"""A ball that crawls to a nose and lies this close to it (centre past one radius, the median
+of a fifth of a second of sightings) came to rest against it; one stopping 3 mm short reads
+2.5-3 mm. A crawl is put up for review (`_CRAWL_CONFIDENCE`): vision places a ball by a
+cushion to a millimetre or two."""
+
+_CRAWL_STILL_MM_S = 50.0
+"""A crawl's ball lies still after it: its way over the frames after, end to end, is slower
+than this (a ball crawling to rest moves 10-25 mm/s at the end; noise adds a little)."""
+
+_CRAWL_CONFIDENCE = 0.7
+"""A crawl into a cushion is less sure than a rebound: under the referee's review threshold."""
+
+_CRAWL_WAIT_S = 0.3
+"""How long a crawl waits for the ball to be seen at rest before it keeps its own time."""
+
+
+class CushionContacts:
+    """The segmenter's cushion contacts: a part of `Segmenter`, working on the state its
+    ``__init__`` sets up (the newest frames, the config, the table, what was found so far)."""
+
+    def _cushion_contacts(self) -> list[ShotEvent]:
+        """Rebounds off a cushion nose or a pocket's jaw, judged at the frame K back from the
+        newest (and again on a long window, for soft rebounds).
+
+        A window of K frames each side gives fitted velocities that survive real tracking noise
+        (a single frame's velocity is too noisy at 30 Hz). The ball must come closest to one nose at
+        the centre frame, within touching distance, and its normal velocity must turn from into
+        the cushion to out of it. The time is where the incoming and outgoing lines, carried on,
+        put the centre one radius from the nose; their disagreement is the uncertainty.
+        """
+        events = self._rebounds_seen(CUSHION_K, self.config.min_rebound_mm_s)
+        return events + self._rebounds_seen(SLOW_K, _SLOW_MIN_TURN)
+
+    def _rebounds_seen(self, k: int, min_turn: float) -> list[ShotEvent]:
+        """Rebounds at the frame ``k`` back from the newest, from ``k`` frames each side."""
+        if len(self._frames) < 2 * k + 1:
+            return []
+        span = slice(-(2 * k + 1), None)
+        before, centre, after = (self._frames[-k - i] for i in (2, 1, 0))
+        # A ball that drops a frame or two after glancing off a jaw is judged on the frames it
+        # was seen on the table (the wall test wants two each side).
+        live = centre.on_table & before.on_table & after.on_table
+        live &= centre.moving | before.moving | after.moving
+        if not live.any():
+            return []
+        stack = self._window
+        seen = stack.seen[span]
+        live &= (seen[:k].sum(axis=0) >= 2) & (seen[k + 1 :].sum(axis=0) >= 2)
+        events = []
+        for r in self._rebound_candidates(k, live):
+            times, pts = stack.times[span], stack.points[span, r]
+            sigma = _median_sigma(stack.measured_sigma[span, r])
+            if not stack.at_mouth[-k - 1, r] and not self._at_closest(k, r, sigma):
+                continue
+            found = self._cushion_event(r, times, sigma, pts, seen[:, r], min_turn)
+            if found is None:
+                continue
+            event, crawled = found
+            # One rebound per cushion is seen from several centre frames; a corner is two.
+            key = (int(r), event.cushion)
+            if event.time - self._cushion_last.get(key, -math.inf) < 0.15:
+                continue
+            self._cushion_last[key] = event.time
+            if crawled:
+                self._crawls[int(r)] = event
+            else:
+                events.append(event)
+        return events
+
+    def _rebound_candidates(self, k: int, live: np.ndarray) -> list[int]:
+        """The ``live`` balls that, at the frame ``k`` back, may be rebounding: within reach
+        of a cushion line and at most `_SIGMA_CAP` twice over from their closest to it in the
+        window, or inside a pocket's mouth (where the nose lines say little: the jaw faces
+        decide)."""
+        stack = self._window
+        at = stack.edge_gaps[-k - 1]
+        reach = self._d / 2 + self.config.touch_tolerance_mm + REACH_MM
+        rows = np.flatnonzero(live & ((at <= reach).any(axis=1) | stack.at_mouth[-k - 1]))
+        if len(rows) == 0:
+            return []
+        closest = np.fmin.reduce(stack.edge_gaps[-(2 * k + 1) :, rows], axis=0)
+        near = (at[rows] <= reach) & (at[rows] <= closest + 2 * _SIGMA_CAP)  # unseen: nan
+        keep = near.any(axis=1) | stack.at_mouth[-k - 1, rows]
+        return [int(r) for r in rows[keep]]
+
+    def _at_closest(self, k: int, r: int, sigma: float) -> bool:
+        """Whether ball ``r`` at the frame ``k`` back is within reach of a cushion line and at
+        its closest to it in the window, to twice its sigma: `_walls_near`'s test, on the
+        nose lines alone."""
+        gaps = self._window.edge_gaps[-(2 * k + 1) :, r]
+        reach = self._d / 2 + self.config.touch_tolerance_mm + REACH_MM
+        at = gaps[k]
+        closest = np.fmin.reduce(gaps, axis=0) + 2 * min(sigma, _SIGMA_CAP)
+        return bool(np.any((at <= reach) & (at <= closest)))
+
+    def _crawls_ended(self, frame: TrackFrame) -> list[ShotEvent]:
+        """Crawls into a cushion (`_crawled_in`), timed once the ball is seen at rest: a ball
+        crawling the last millimetres to a nose stops as it gets there, and vision cannot
+        place it against the nose better than that."""
+        events = []
+        for r, event in list(self._crawls.items()):
+            rest = frame.rest_since[r]
+            gone = not frame.on_table[r]
+            if math.isnan(rest) and not gone and frame.time - event.time < _CRAWL_WAIT_S:
+                continue
+            del self._crawls[r]
+            t = event.time
+            if not math.isnan(rest):
+                t = float(np.clip(rest, event.time, event.time + _CRAWL_WAIT_S))
+            events.append(dataclasses.replace(event, time=t))
+        return events
+
+    def _cushion_event(
+        self,
+        r: int,
+        times: np.ndarray,
+        sigma: float,
+        pts: np.ndarray,
+        seen: np.ndarray,
+        min_turn: float,
+    ) -> tuple[ShotEvent, bool] | None:
+        """Ball ``r``'s rebound at the centre of the window whose frame ``times``, typical
+        measurement ``sigma`` (`_median_sigma`), centres ``pts`` and ``seen`` flags are given,
+        and whether it was a crawl (`_crawled_in`); or None."""
+        k = len(times) // 2
+        walls = self._walls_near(pts, sigma)
+        if not walls:
+            return None
+        whole = (np.flatnonzero(seen[:k]), k + 1 + np.flatnonzero(seen[k + 1 :]))
+        free = self._free_sides(r, times, seen)
+        same = all(np.array_equal(a, b) for a, b in zip(free, whole, strict=True))
+        for before, after in (whole,) if same else (free, whole):
+            if len(before) < 2 or len(after) < 2:
+                continue
+            best = self._nose_crossing(walls, pts, times, before, after, sigma, min_turn)
+            if best is not None:
+                _, cushion, t, uncertainty, crawled = best
+                event = ShotEvent(
+                    EventKind.BALL_CUSHION,
+                    t,
+                    (BALLS[r],),
+                    cushion=cushion,
+                    confidence=_CRAWL_CONFIDENCE if crawled else 0.95,
+                    time_uncertainty=uncertainty,
+                )
+                return event, crawled
+        return None
+
+    def _free_sides(self, r: int, times: np.ndarray, seen: np.ndarray):
+        """The seen frames each side of the centre free of the ball's contacts with other
+        balls: a line fitted across a contact bends and misses the nose (a ball kicked into a
+        cushion a frame before it gets there comes in far faster than the frames before the
+        kick say). When one frame is left on a side, the centre frame joins it."""
+        k = len(times) // 2
+        contacts = [t for t, pair in self._contact_times if r in pair]
+        contacts += [p.event.time for p in self._pending if r in p.pair]
+        last = max((t for t in contacts if t <= times[k]), default=-math.inf)
+        upcoming = min((t for t in contacts if t > times[k]), default=math.inf)
+        before = np.flatnonzero(seen[:k] & (times[:k] > last))
+        after = k + 1 + np.flatnonzero(seen[k + 1 :] & (times[k + 1 :] < upcoming))
+        if len(before) == 1 and seen[k]:
+            before = np.append(before, k)
+        elif len(after) == 1 and seen[k]:
+            after = np.insert(after, 0, k)
+        return before, after
+
+    def _walls_near(self, pts: np.ndarray, sigma: float) -> list[tuple[Wall, np.ndarray]]:
+        """The walls (cushion noses, jaw faces) the centre of the window ``pts`` may have
+        touched, each with the ball's distance to it over the window: the centre frame within
+        reach of the wall and (nearly) at its closest to it."""
+        k = len(pts) // 2
+        along = self._geo.walls_along(pts[k])
+        dists = np.einsum(
+            "fwi,wi->fw",
+            pts[:, None, :] - self._geo.wall_starts[along],
+            self._geo.wall_normals[along],
+        )
+        near = dists[k] - self._d / 2 <= self.config.touch_tolerance_mm + REACH_MM
+        near &= dists[k] <= dists.min(axis=0) + 2 * min(sigma, _SIGMA_CAP)
+        return [(self._geo.walls[along[i]], dists[:, i]) for i in np.flatnonzero(near)]
+
+    def _nose_crossing(self, walls, pts, times, before, after, sigma, min_turn):
+        """(distance at the centre, cushion, time, uncertainty) of the rebound the fitted lines
+        show off the nearest of ``walls`` (`_walls_near`), or None. Behind a jaw only the frames
+        on the slate count: a ball past a pocket's shelf is falling."""
+        k = len(times) // 2
+        rad, tol = self._d / 2, self.config.touch_tolerance_mm
+        best = None
+        for wall, dist in walls:
+            slate = wall.on_slate(pts)
+            if not slate[k]:
+                continue
+            ins, outs = before[slate[before]], after[slate[after]]
+            if len(ins) < 2 or len(outs) < 2:
+                continue
+            line_in = fit_line(times[ins], dist[ins], sigma)
+            line_out = fit_line(times[outs], dist[outs], sigma)
+            turn = max(min_turn, self.config.noise_sigmas * math.hypot(line_in[1], line_out[1]))
+            found = _rebound(line_in, line_out, turn, rad, tol, times[ins[-1]], times[outs[0]])
+            if found is None and k == SLOW_K and _lay_still(pts[outs], times[outs]):
+                clear = max(0.5 * min_turn, self.config.noise_sigmas * line_in[1])
+                found = _crawled_in(line_in, line_out, clear, dist[outs] - rad)
+            if found is not None and (best is None or dist[k] < best[0]):
+                best = (dist[k], wall.cushion, *found)
+        return best
+
+
+def _rebound(line_in, line_out, turn, rad, tol, lo, hi) -> tuple[float, float, bool] | None:
+    """(time, uncertainty, False) of a rebound off a nose, from the fitted lines (`fit_line`) of
+    the ball's distance to it before and after, the last sample before at ``lo`` and the first
+    after at ``hi``; None when the lines do not turn by ``turn`` mm/s there."""
+    vn_in, _, t_in0, d_in0 = line_in
+    vn_out, _, t_out0, d_out0 = line_out
+    if vn_in >= -0.5 * turn or vn_out <= 0.25 * turn or vn_out - vn_in < turn:
+        return None
+    # When the centre was one radius from the nose, by each fitted line carried on. Between
+    # frames a fast ball gets closer than any sample shows: the incoming and outgoing lines
+    # must meet within touching distance of the nose.
+    t_meet = (d_out0 - d_in0 + vn_in * t_in0 - vn_out * t_out0) / (vn_in - vn_out)
+    if d_in0 + vn_in * (t_meet - t_in0) - rad > tol:
+        return None
+    tin = t_in0 + (d_in0 - rad) / -vn_in
+    tout = t_out0 - (d_out0 - rad) / vn_out
+    t = float(np.clip(0.5 * (tin + tout), lo, hi))
+    half = (hi - lo) / 2
+    return t, float(np.clip(abs(tin - tout) / 2, 0.25 * half, half)), False
+
+
+def _median_sigma(sigmas: np.ndarray) -> float:
+    """The median of a ball's measured sigmas over a window, 2 mm if it was never measured."""
+    finite = sigmas[np.isfinite(sigmas)]
+    return statistics.median(finite.tolist()) if len(finite) else 2.0
+
+
+def _lay_still(pts: np.ndarray, times: np.ndarray) -> bool:
+    """Whether a ball sampled at ``pts`` over ``times`` all but stopped (a crawl ends at rest;
+    a ball rolling on along the cushion came off it, and the rebound test judges that)."""
+    way = float(np.hypot(*(pts[-1] - pts[0])))
+    return way < _CRAWL_STILL_MM_S * max(float(times[-1] - times[0]), 1e-9)
+
+
+def _crawled_in(
+    line_in, line_out, clear: float, gaps: np.ndarray
+) -> tuple[float, float, bool] | None:
+    """(time, uncertainty, True) of a ball that came in along ``line_in`` faster than
+    ``clear`` mm/s and then lay against the nose (``gaps``: its distances past one radius,
+    fitted as ``line_out``): it crawled into the cushion and came back too slowly to see turn.
+    None when it came in too slowly, went on in, or lay off the nose. The time is where the
+    line in gets to the nose; `Segmenter._crawls_ended` sets it when the ball is seen still."""
+    vn_in, _, t_in0, d_in0 = line_in
+    if vn_in > -clear or line_out[0] < 0.25 * vn_in:
+        return None
+    gap = float(np.median(gaps))
+    if gap > _CRAWL_GAP_MM:
+        return None
+    t = t_in0 + (d_in0 - line_out[3]) / -vn_in  # where the line in meets where it lay
+    return float(t), min(_CRAWL_GAP_MM / -vn_in, _CRAWL_WAIT_S), True
