@@ -532,3 +532,24 @@ def test_a_ball_barely_touched_is_touched_when_the_other_came_closest_rule_3_18(
         assert len(found) <= 1
         for contact in found:
             assert abs(contact.time - truth.time) <= 2 * FRAME + contact.time_uncertainty
+
+
+@pytest.mark.parametrize(("back", "across"), [(51.0, 60.5), (45.0, 52.0)])
+def test_a_ball_hit_straight_off_a_cushion_within_a_frame_was_hit_rule_3_18(
+    back: float, across: float
+) -> None:
+    # The cue ball comes off the foot cushion and meets the 5 a few milliseconds later, inside
+    # the same frame interval: neither its way in nor its chord across the frame passes the 5;
+    # its way in turned back by the cushion does.
+    hx, rad = TABLE.length / 2, TABLE.ball_diameter / 2
+    layout = {"cue": (hx - rad - 600.0, -600.0), "5": (hx - rad - back, across)}
+    sim = simulate(layout, (2800.0, 2800.0))
+    cushion, contact = [e for e in sim.events if e.kind.value in ("ball-cushion", "ball-ball")][:2]
+    assert cushion.kind is EventKind.BALL_CUSHION and contact.kind is EventKind.BALL_BALL
+    assert contact.time - cushion.time < FRAME
+    for seed in range(4):
+        result = run(render(sim, seed, sigma=0.7), sim.signals)
+        (found,) = result.of_kind(EventKind.BALL_BALL)
+        assert set(found.balls) == {BallId.CUE, BallId.FIVE}
+        assert abs(found.time - contact.time) <= 2 * FRAME + found.time_uncertainty
+        assert result.shots[0].first_contact.ball is BallId.FIVE
