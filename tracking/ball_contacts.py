@@ -595,17 +595,15 @@ class BallContacts:
         touching distance and has clearly opened since; else None. A ball barely touched
         creeps off, and is seen moving only frames after the other came closest to it and
         left; and two balls parting after a contact already found kick each other no more."""
-        times, gaps = [], []
+        window = self._window
+        rows = slice(max(window.size - len(window), window.size - _LOOKBACK - 2), None)
+        times = window.times[rows]
         since = np.nanmax([f0.rest_since[ra], f0.rest_since[rb], -math.inf])
-        for f in list(self._frames)[-_LOOKBACK - 2 :]:
-            if f.time > f0.time:
-                break
-            if f.time < since or not (f.on_table[ra] and f.on_table[rb]):
-                continue
-            pa = f.measured[ra] if f.seen[ra] else f.positions[ra]
-            pb = f.measured[rb] if f.seen[rb] else f.positions[rb]
-            times.append(f.time)
-            gaps.append(math.hypot(*(pa - pb)) - self._d)
+        keep = (times <= f0.time) & (times >= since)
+        keep &= window.on_table[rows, ra] & window.on_table[rows, rb]
+        times = times[keep]
+        rel = window.points[rows, rb][keep] - window.points[rows, ra][keep]
+        gaps = np.hypot(rel[:, 0], rel[:, 1]) - self._d
         if len(gaps) < 3 or not np.isfinite(gaps).all():
             return None
         k = int(np.argmin(gaps))
@@ -613,7 +611,8 @@ class BallContacts:
             return None
         if gaps[-1] - gaps[k] < _OPENED_MM:
             return None
-        return times[k], times[k] - times[k - 1] if k else 0.5 * (times[1] - times[0])
+        step = times[k] - times[k - 1] if k else 0.5 * (times[1] - times[0])
+        return float(times[k]), float(step)
 
     def _bounced_touch(self, p0, v_before, dt: float) -> float | None:
         """When, inside (0, dt], two balls touched after one of them came off a cushion nose

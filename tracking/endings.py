@@ -180,9 +180,11 @@ class Endings:
     def _rebounds(self, f1: TrackFrame) -> list[ShotEvent]:
         """A ball whose centre went inside a pocket opening and came back onto the table."""
         events = []
-        for r in np.flatnonzero(f1.on_table & f1.seen):
+        # Only a centre within a ball width of a nose line can be in an opening (`pocket_at`).
+        edge = self._geo.near_edge(f1.positions, self._geo.d)
+        for r in np.flatnonzero(f1.on_table & f1.seen & (edge | bool(self._in_pocket))):
             p = f1.positions[r]
-            pocket = self._geo.pocket_at(float(p[0]), float(p[1]))
+            pocket = self._geo.pocket_at(float(p[0]), float(p[1])) if edge[r] else None
             if pocket is not None:
                 self._in_pocket[int(r)] = (pocket, f1.time)
             elif int(r) in self._in_pocket and self.table.on_playing_surface((p[0], p[1])):

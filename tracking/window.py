@@ -21,6 +21,7 @@ class FrameWindow:
     Attributes:
         times: (size,) frame times.
         seen: (size, 16) detection matched.
+        on_table: (size, 16) in play.
         measured: (size, 16, 2) the matched detections' centres (nan when unseen).
         measured_sigma: (size, 16) their sigmas (nan when unseen).
         points: (size, 16, 2) each ball's best centre: measured where seen, else filtered.
@@ -38,6 +39,7 @@ class FrameWindow:
         self._mouth_reach = mouth_reach
         self.times = np.full(size, np.nan)
         self.seen = np.zeros((size, n), dtype=bool)
+        self.on_table = np.zeros((size, n), dtype=bool)
         self.measured = np.full((size, n, 2), np.nan)
         self.measured_sigma = np.full((size, n), np.nan)
         self.points = np.full((size, n, 2), np.nan)
@@ -53,6 +55,7 @@ class FrameWindow:
         for rows in (
             self.times,
             self.seen,
+            self.on_table,
             self.measured,
             self.measured_sigma,
             self.points,
@@ -62,6 +65,7 @@ class FrameWindow:
             rows[:-1] = rows[1:]
         self.times[-1] = frame.time
         self.seen[-1] = frame.seen
+        self.on_table[-1] = frame.on_table
         self.measured[-1] = frame.measured
         self.measured_sigma[-1] = frame.measured_sigma
         points = np.where(frame.seen[:, None], frame.measured, frame.positions)

@@ -61,6 +61,7 @@ def test_each_frame_brings_its_best_centres_and_their_distances_to_the_cushion_l
     hx, hy = TABLE_9FT.length / 2, TABLE_9FT.width / 2
     assert np.allclose(window.edge_gaps[-1, 5], [hx - 2.0, hy - 2.0, hx + 2.0, hy + 2.0])
     assert not window.at_mouth[-1].any()
+    assert window.on_table[-1].all()  # every ball at rest on the cloth
 
 
 def test_a_centre_in_a_pocket_mouth_is_marked() -> None:
