@@ -19,6 +19,12 @@ from tracking.model import TrackerConfig
 
 _H = np.array([[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]])
 
+_NOISE_CACHE: dict[tuple[float, float], tuple[float, ...]] = {}
+"""Process noise entries by exact (step length, acceleration sigma), shared by every ball."""
+
+_NOISE_ENTRIES = ((0, 0), (0, 1), (1, 1), (2, 2), (2, 3), (3, 3))
+"""The entries of Q that `BallFilter.predict` uses: each axis's own 2x2 block."""
+
 _SEED_SPEED_SIGMA = 3000.0
 """Velocity standard deviation (mm/s) of a freshly seeded filter: we know little."""
 
@@ -30,13 +36,19 @@ class BallFilter:
         self.config = config
         self.kf = KalmanFilter(dim_x=4, dim_z=2)
         self.kf.H = _H.copy()
-        self._noise_cache: dict[tuple[float, float], np.ndarray] = {}
+        self._noise: dict[tuple[float, float], tuple[float, ...]] = {}
         self.seed(position, np.zeros(2), sigma, speed_sigma=1.0)
 
     @property
     def position(self) -> np.ndarray:
         """(2,) filtered centre, mm."""
         return self.kf.x[0::2, 0]
+
+    @property
+    def xy(self) -> tuple[float, float]:
+        """The filtered centre as two floats, mm."""
+        x = self.kf.x
+        return (float(x[0, 0]), float(x[2, 0]))
 
     @property
     def velocity(self) -> np.ndarray:
@@ -51,7 +63,8 @@ class BallFilter:
     @property
     def position_sigma(self) -> float:
         """Isotropic position standard deviation, mm."""
-        return float(np.sqrt(0.5 * (self.kf.P[0, 0] + self.kf.P[2, 2])))
+        p = self.kf.P
+        return math.sqrt(0.5 * (float(p[0, 0]) + float(p[2, 2])))
 
     def seed(
         self, position: np.ndarray, velocity: np.ndarray, sigma: float, speed_sigma: float
@@ -69,12 +82,22 @@ class BallFilter:
         self.kf.P[3, :] = 0.0
         self.kf.P[:, 3] = 0.0
 
-    def _process_noise(self, dt: float, accel_sigma: float) -> np.ndarray:
+    def _process_noise(self, dt: float, accel_sigma: float) -> tuple[float, ...]:
+        """`Q_discrete_white_noise`'s entries per axis (q[i, i], q[i, i+1], q[i+1, i+1] for
+        i = 0, 2), built once per step length and noise for every ball: the frame step is
+        nearly always the same."""
         key = (round(dt, 6), accel_sigma)
-        q = self._noise_cache.get(key)
+        q = self._noise.get(key)
         if q is None:
-            q = Q_discrete_white_noise(dim=2, dt=dt, var=accel_sigma**2, block_size=2)
-            self._noise_cache[key] = q
+            # Each ball keeps the noise of the first step it took of about this length.
+            q = _NOISE_CACHE.get((dt, accel_sigma))
+            if q is None:
+                m = Q_discrete_white_noise(dim=2, dt=dt, var=accel_sigma**2, block_size=2)
+                q = tuple(float(m[a, b]) for a, b in _NOISE_ENTRIES)
+                if len(_NOISE_CACHE) > 1024:
+                    _NOISE_CACHE.clear()
+                _NOISE_CACHE[(dt, accel_sigma)] = q
+            self._noise[key] = q
         return q
 
     def predict(self, dt: float, at_rest: bool, near_contact: bool) -> None:
@@ -84,51 +107,59 @@ class BallFilter:
         The two axes never mix: F, Q, H and R are block-diagonal by axis and every seed is,
         so P stays so, and each axis is a 2-state filter in closed form. filterpy's general
         form costs about five times as much, and it runs for every moving ball every frame.
+        (Plain floats: numpy's scalars cost several times as much per operation and round the
+        same.)
         """
         if dt <= 0:
             return
         x, p = self.kf.x, self.kf.P
         if at_rest:
-            p[0, 0] += self.config.rest_noise**2 * dt**2
-            p[2, 2] += self.config.rest_noise**2 * dt**2
+            still = self.config.rest_noise**2 * dt**2
+            p[0, 0] += still
+            p[2, 2] += still
             return
         q = self._process_noise(
             dt, self.config.contact_noise if near_contact else self.config.accel_noise
         )
-        vx, vy = x[1, 0], x[3, 0]
-        speed = self.speed
+        vx, vy = float(x[1, 0]), float(x[3, 0])
+        speed = math.hypot(vx, vy)
         # Rolling resistance slows the ball but never turns it round within one step.
         decel = min(self.config.rolling_decel, speed / dt) / speed if speed > 0 else 0.0
-        for i, accel in ((0, -decel * vx), (2, -decel * vy)):
+        half_dt2 = 0.5 * dt * dt
+        for i, accel, qii, qiv, qvv in ((0, -decel * vx, *q[:3]), (2, -decel * vy, *q[3:])):
             v = i + 1
-            x[i, 0] += dt * x[v, 0] + 0.5 * dt * dt * accel
-            x[v, 0] += dt * accel
-            cross = p[i, v] + dt * p[v, v]
-            p[i, i] += dt * (p[i, v] + cross) + q[i, i]
-            p[i, v] = p[v, i] = cross + q[i, v]
-            p[v, v] += q[v, v]
+            xv, piv, pvv = float(x[v, 0]), float(p[i, v]), float(p[v, v])
+            x[i, 0] += dt * xv + half_dt2 * accel
+            x[v, 0] = xv + dt * accel
+            cross = piv + dt * pvv
+            p[i, i] += dt * (piv + cross) + qii
+            p[i, v] = p[v, i] = cross + qiv
+            p[v, v] = pvv + qvv
 
-    def update_still(self, z: np.ndarray, sigma: float) -> None:
-        """Fuse a measurement of a ball at rest: the filter's update with the velocity pinned
-        at zero, in closed form (each axis is a scalar Kalman gain), because most balls rest
-        most of the time and this runs for each of them every frame."""
+    def update_still(self, z0: float, z1: float, sigma: float) -> None:
+        """Fuse a measurement (``z0``, ``z1``) of a ball at rest: the filter's update with the
+        velocity pinned at zero, in closed form (each axis is a scalar Kalman gain), because
+        most balls rest most of the time and this runs for each of them every frame."""
         r2 = sigma * sigma
-        for i, j in ((0, 0), (2, 1)):
-            p = self.kf.P[i, i]
-            gain = p / (p + r2)
-            self.kf.x[i, 0] += gain * (z[j] - self.kf.x[i, 0])
-            self.kf.P[i, i] = (1.0 - gain) * p
-        self.kf.P[0, 2] = self.kf.P[2, 0] = 0.0
-        self.kf.x[1, 0] = self.kf.x[3, 0] = 0.0
+        x, p = self.kf.x, self.kf.P
+        for i, zi in ((0, z0), (2, z1)):
+            pii = float(p[i, i])
+            gain = pii / (pii + r2)
+            xi = float(x[i, 0])
+            x[i, 0] = xi + gain * (zi - xi)
+            p[i, i] = (1.0 - gain) * pii
+        p[0, 2] = p[2, 0] = 0.0
+        x[1, 0] = x[3, 0] = 0.0
 
     def innovation_nis(self, z: np.ndarray, sigma: float) -> float:
         """Normalised innovation squared of a measurement against the prediction."""
-        p = self.kf.P
-        a, b, d = p[0, 0] + sigma * sigma, p[0, 2], p[2, 2] + sigma * sigma
-        y0, y1 = z[0] - self.kf.x[0, 0], z[1] - self.kf.x[2, 0]
+        p, x = self.kf.P, self.kf.x
+        s2 = sigma * sigma
+        a, b, d = float(p[0, 0]) + s2, float(p[0, 2]), float(p[2, 2]) + s2
+        y0, y1 = float(z[0]) - float(x[0, 0]), float(z[1]) - float(x[2, 0])
         det = a * d - b * b
         # The 2x2 inverse in closed form: this runs for every moving ball every frame.
-        return float((d * y0 * y0 - 2 * b * y0 * y1 + a * y1 * y1) / det)
+        return (d * y0 * y0 - 2 * b * y0 * y1 + a * y1 * y1) / det
 
     def update(self, z: np.ndarray, sigma: float) -> None:
         """Fuse one position measurement (mm) with standard deviation ``sigma``.
@@ -139,11 +170,11 @@ class BallFilter:
         """
         x, p = self.kf.x, self.kf.P
         r2 = sigma * sigma
-        for i, measured in ((0, z[0]), (2, z[1])):
+        for i, measured in ((0, float(z[0])), (2, float(z[1]))):
             v = i + 1
-            pp, pv = p[i, i], p[i, v]
+            pp, pv = float(p[i, i]), float(p[i, v])
             s = pp + r2
-            innovation = measured - x[i, 0]
+            innovation = measured - float(x[i, 0])
             x[i, 0] += pp / s * innovation
             x[v, 0] += pv / s * innovation
             p[i, i] = pp - pp * pp / s

@@ -24,6 +24,7 @@ from rules.table import PocketId
 from tracking.associate import assign, identity_cost
 from tracking.geometry import TableCache
 from tracking.model import (
+    _ON_TABLE,
     BALLS,
     BallStatus,
     Departure,
@@ -175,9 +176,10 @@ class Tracker:
         self._pending.extend(_Pending(s, t) for s in signals)
         self._displaced: list[Displacement] = []
         self._predict(dt)
-        matches = self._associate(detections, dt)
-        for row, col in matches.items():
-            self._update_seen(row, detections, col, t, dt)
+        unknown = detections.unknown
+        matches = self._associate(detections, dt, unknown)
+        if matches:
+            self._update_all_seen(matches, detections, unknown, t, dt)
         departures: list[Departure] = []
         self._seen_at = [self._tracks[row].last_z for row in matches]
         for row, track in enumerate(self._tracks):
@@ -189,8 +191,15 @@ class Tracker:
     # -- steps ----------------------------------------------------------------------------------
 
     def _predict(self, dt: float) -> None:
+        if dt <= 0:
+            return  # (a filter predicts nothing over no time)
         live = [r for r, t in enumerate(self._tracks) if t.status.on_table and t.kf is not None]
         if not live:
+            return
+        if all(_resting(self._tracks[r]) for r in live):
+            # Nothing rolls: no ball needs to know whether it is near another or a cushion.
+            for row in live:
+                self._tracks[row].kf.predict(dt, True, False)
             return
         pos = np.array([self._tracks[r].kf.position for r in live])
         d = self.table.ball_diameter
@@ -203,7 +212,7 @@ class Tracker:
             near = not at_rest and (crowded[i] or self._geo.edge_gap(pos[i, 0], pos[i, 1]) < 2 * d)
             track.kf.predict(dt, at_rest, near)
 
-    def _associate(self, detections: Detections, dt: float) -> dict[int, int]:
+    def _associate(self, detections: Detections, dt: float, unknown: np.ndarray) -> dict[int, int]:
         if len(detections) == 0:
             return {}
         t = detections.time
@@ -211,19 +220,23 @@ class Tracker:
         # Balls come onto the table by hand, between shots: while a ball rolls, a detection no
         # track takes is a misnamed moving ball or a ghost, never a new or re-spotted ball.
         rolling = any(not _resting(t) for t in self._tracks if t.status.on_table)
+        max_speed = self.config.max_speed
         for row, track in enumerate(self._tracks):
-            if track.status.on_table:
-                sigma = track.kf.position_sigma
+            status = track.status
+            if status in _ON_TABLE:
+                kf = track.kf
+                sigma = kf.position_sigma
+                last_sigma = track.last_sigma
                 since = max(dt, t - track.last_seen)
-                g = self.config.max_speed * since + 4 * (sigma + track.last_sigma) + 10.0
-                if track.entered is not None and track.status is BallStatus.HIDDEN:
+                g = max_speed * since + 4 * (sigma + last_sigma) + 10.0
+                if track.entered is not None and status is BallStatus.HIDDEN:
                     # Lost inside a pocket opening: it can only come back out of that opening.
                     g = min(g, _POCKET_REACH_D * self.table.ball_diameter)
                 rows.append(row)
-                predicted.append(track.kf.position)
+                predicted.append(kf.xy)
                 variance.append(sigma**2)
                 gate.append(g)
-                miss.append(_MISS_COST + math.log(sigma**2 + track.last_sigma**2) * 0.5)
+                miss.append(_MISS_COST + math.log(sigma**2 + last_sigma**2) * 0.5)
                 tentative.append(not rolling and track.seen_count < _CONFIRM_SIGHTINGS)
             elif not rolling and (
                 track.status is BallStatus.UNSEEN or t - track.gone_at >= self.config.respawn_after
@@ -236,7 +249,7 @@ class Tracker:
                 tentative.append(False)
         if not rows:
             return {}
-        id_cost = identity_cost(detections.identity, detections.unknown)
+        id_cost = identity_cost(detections.identity, unknown)
         named = id_cost.copy()  # before new balls' weak names are ruled out below
         # A new or re-spotted ball needs its identity from vision, not just a free detection.
         p_id = detections.identity
@@ -255,9 +268,7 @@ class Tracker:
                 strong = (p_id[:, row] >= _NEW_ID) & ~in_pocket
                 elsewhere[i, strong] = _FREE_POSITION_COST + id_cost[row, strong]
         predicted_at = np.array(predicted, dtype=float)
-        moved = self._moved_ball(
-            detections.positions, predicted_at[np.isfinite(predicted_at[:, 0])]
-        )
+        moved = None
         for i, row in enumerate(rows):
             track = self._tracks[row]
             status = track.status
@@ -268,6 +279,10 @@ class Tracker:
                 far = np.hypot(*(detections.positions - predicted_at[i]).T) > _HIDDEN_REACH_MM
                 id_cost[row, far & (p_id[:, row] < _RESPAWN_ID)] = np.inf
             elif not status.on_table:
+                if moved is None:
+                    moved = self._moved_ball(
+                        detections.positions, predicted_at[np.isfinite(predicted_at[:, 0])]
+                    )
                 need = _NEW_ID if status is BallStatus.UNSEEN else _RESPAWN_ID
                 weak = (p_id[:, row] < need) | in_pocket | moved
                 if np.count_nonzero(~weak) > 1:
@@ -319,10 +334,11 @@ class Tracker:
         if not rows:
             return
         scores = id_cost[:, [matched[r] for r in rows]].T
-        for k, row in enumerate(rows):
-            track = self._tracks[row]
-            if track.name_score is not None:
-                scores[k] += _NAME_MEMORY * track.name_score
+        tracks = [self._tracks[row] for row in rows]
+        known = [k for k, track in enumerate(tracks) if track.name_score is not None]
+        if known:
+            scores[known] += _NAME_MEMORY * np.array([tracks[k].name_score for k in known])
+        for k, track in enumerate(tracks):
             track.name_score = scores[k]
         # Only a track whose own name is this far behind another's can be renamed.
         behind = scores[np.arange(len(rows)), rows] - scores.min(axis=1) >= _RELABEL_COST
@@ -419,11 +435,55 @@ class Tracker:
         elif radius_px <= track.ground_radius * (1 + (self.config.airborne_growth - 1) / 2):
             track.ground_radius += _RADIUS_FOLLOW * (radius_px - track.ground_radius)
 
-    def _update_seen(self, row: int, det: Detections, col: int, t: float, dt: float) -> None:
+    def _update_all_seen(
+        self,
+        matches: dict[int, int],
+        det: Detections,
+        unknown: np.ndarray,
+        t: float,
+        dt: float,
+    ) -> None:
+        """`_update_seen` for each matched ball, with what they all need read once: the
+        detections as plain floats, and how far each resting ball's detection lies from its
+        rest spot (one array step for all of them)."""
+        z_all = det.positions.copy()  # the tracks keep rows of it: nothing writes to them
+        z_all.setflags(write=False)
+        xy, sigma, radius = z_all.tolist(), det.sigma.tolist(), det.radius_px.tolist()
+        resting = [
+            (row, col)
+            for row, col in matches.items()
+            if self._tracks[row].status.on_table and _resting(self._tracks[row])
+        ]
+        moved: dict[int, float] = {}
+        if resting:
+            step = z_all[[col for _, col in resting]] - np.array(
+                [self._tracks[row].rest_pos for row, _ in resting]
+            )
+            moved = dict(
+                zip((r for r, _ in resting), np.hypot(step[:, 0], step[:, 1]).tolist(), strict=True)
+            )
+        for row, col in matches.items():
+            z, at = z_all[col], xy[col]
+            self._update_seen(
+                row, z, at, sigma[col], radius[col], moved.get(row), det, unknown, col, t, dt
+            )
+
+    def _update_seen(
+        self,
+        row: int,
+        z: np.ndarray,
+        xy: list[float],
+        sigma: float,
+        radius_px: float,
+        moved: float | None,
+        det: Detections,
+        unknown: np.ndarray,
+        col: int,
+        t: float,
+        dt: float,
+    ) -> None:
         track = self._tracks[row]
-        z = det.positions[col]
-        sigma = float(det.sigma[col])
-        self._update_radius(track, float(det.radius_px[col]))
+        self._update_radius(track, radius_px)
         if not track.status.on_table:
             # The balls of the first frame were set up before it: no ghosts among them.
             trusted = self._time_first == t
@@ -431,38 +491,46 @@ class Tracker:
             track.adopted_at = t
             track.kf = BallFilter(z, sigma, self.config)
             track.status = BallStatus.AT_REST
-            track.rest_pos = z.copy()
+            track.rest_pos = z
             track.rest_since = t
             track.history.clear()
             track.seen_count = 0
             track.id_cost = np.zeros(len(BALLS))
-        elif _resting(track):
-            self._update_resting(track, z, sigma, t, dt)
+        elif moved is not None:
+            self._update_resting(track, z, xy, sigma, moved, t, dt)
         else:
             self._update_moving(track, z, sigma, t)
-        x, y = z
-        if self._geo.edge_gap(x, y) > self._geo.d:
+        x, y = xy
+        geo = self._geo
+        if geo.edge_gap(x, y) > geo.d:
             track.entered = None  # well inside: in no opening, on the cloth
-        elif (inside := self._geo.pocket_at(x, y)) is not None:
+        elif (inside := geo.pocket_at(x, y)) is not None:
             track.entered = inside
-        elif self._geo.on_surface(x, y):
+        elif geo.on_surface(x, y):
             track.entered = None
         if track.id_cost is not None and track.seen_count < _CONFIRM_SIGHTINGS:
-            track.id_cost += identity_cost(det.identity[col : col + 1], det.unknown[col : col + 1])[
-                :, 0
-            ]
+            own = identity_cost(det.identity[col : col + 1], unknown[col : col + 1])
+            track.id_cost += own[:, 0]
         track.seen_count += 1
         track.last_seen = t
-        track.last_z = z.copy()
+        track.last_z = z
         track.last_sigma = sigma
         track.sightings += 1
-        track.history.append((t, track.last_z))
+        track.history.append((t, z))
 
     def _update_resting(
-        self, track: _Track, z: np.ndarray, sigma: float, t: float, dt: float
+        self,
+        track: _Track,
+        z: np.ndarray,
+        xy: list[float],
+        sigma: float,
+        moved: float,
+        t: float,
+        dt: float,
     ) -> None:
+        """A resting ball seen: started (moved clearly past its noise from its rest spot, by
+        ``moved`` mm), or still, its rest spot refined."""
         threshold = max(self.config.start_min_mm, self.config.start_sigmas * sigma)
-        moved = float(np.hypot(*(z - track.rest_pos)))
         if moved > threshold:
             track.pending_start += 1
             # A clear jump starts it at once; a marginal one must be confirmed by the next frame.
@@ -479,9 +547,10 @@ class Tracker:
         else:
             track.pending_start = 0
         track.status = BallStatus.AT_REST
-        track.kf.update_still(z, sigma)
+        track.kf.update_still(xy[0], xy[1], sigma)
         track.rest_pos = track.kf.position.copy()
-        self._settled_elsewhere(track, z, t)
+        if track.anchor is not None:
+            self._settled_elsewhere(track, z, t)
 
     def _settled_elsewhere(self, track: _Track, z: np.ndarray, t: float) -> None:
         """A resting ball seen again after something hid it: once it has been watched a while,
@@ -722,63 +791,63 @@ class Tracker:
         self, det: Detections, matches: dict[int, int], departures: tuple[Departure, ...]
     ) -> TrackFrame:
         n = len(BALLS)
-        pos = np.full((n, 2), np.nan)
-        vel = np.zeros((n, 2))
-        sig = np.full(n, np.nan)
-        radius = np.full(n, np.nan)
-        growth = np.full(n, np.nan)
-        rest = np.full(n, np.nan)
-        measured = np.full((n, 2), np.nan)
-        measured_sigma = np.full(n, np.nan)
+        nan = math.nan
+        tracks = self._tracks
+        # Each ball's row built as plain floats, and each array made in one step from them.
+        pos: list = [(nan, nan)] * n
+        vel: list = [(0.0, 0.0)] * n
+        sig = [nan] * n
+        radius = [nan] * n
+        growth = [nan] * n
+        rest = [nan] * n
+        measured = np.full((n, 2), nan)
+        measured_sigma = np.full(n, nan)
         # A ball come into view is shown once sighted often enough to be sure of it: a lone
         # ghost detection, or a new ball's first sightings under another's name, never show.
         # The balls of the first frames were on the table before them: a break struck as the
         # recording starts must show its cue ball at rest first.
         early = (self._time_first or 0.0) + _EARLY_S
         shown = [
-            track.sightings >= _GHOST_SIGHTINGS or track.adopted_at <= early
-            for track in self._tracks
+            track.sightings >= _GHOST_SIGHTINGS or track.adopted_at <= early for track in tracks
         ]
         matches = {row: col for row, col in matches.items() if shown[row]}
         rows, cols = list(matches), list(matches.values())
         measured[rows] = det.positions[cols]
         measured_sigma[rows] = det.sigma[cols]
         for row in rows:
-            track = self._tracks[row]
+            track = tracks[row]
             radius[row] = track.radius_px
             growth[row] = track.radius_px / track.ground_radius
-        for row, track in enumerate(self._tracks):
+        for row, track in enumerate(tracks):
             if track.kf is None or not shown[row]:
                 continue
             if track.status.on_table:
-                x = track.kf.kf.x
-                pos[row] = x[0, 0], x[2, 0]
-                vel[row] = x[1, 0], x[3, 0]
+                x0, v0, x1, v1 = track.kf.kf.x.ravel().tolist()
+                pos[row] = (x0, x1)
+                vel[row] = (v0, v1)
                 sig[row] = track.kf.position_sigma
             elif track.last_z is not None:
-                pos[row] = track.last_z
+                pos[row] = track.last_z.tolist()
             if _resting(track):
                 rest[row] = track.rest_since
-                vel[row] = 0.0
+                vel[row] = (0.0, 0.0)
         seen = np.zeros(n, dtype=bool)
-        seen[list(matches)] = True
+        seen[rows] = True
+        growth_at = np.array(growth)
         return TrackFrame(
             det.frame,
             det.time,
-            tuple(
-                t.status if ok else t.adopted_from
-                for t, ok in zip(self._tracks, shown, strict=True)
-            ),
-            pos,
-            vel,
-            sig,
+            tuple(t.status if ok else t.adopted_from for t, ok in zip(tracks, shown, strict=True)),
+            np.array(pos, dtype=float),
+            np.array(vel, dtype=float),
+            np.array(sig),
             seen,
-            radius,
-            rest,
+            np.array(radius, dtype=float),
+            np.array(rest, dtype=float),
             measured,
             measured_sigma,
             departures,
-            growth,
-            growth > self.config.airborne_growth,
+            growth_at,
+            growth_at > self.config.airborne_growth,
             tuple(self._displaced),
         )
