@@ -112,29 +112,39 @@ class BallFilter:
         """
         if dt <= 0:
             return
-        x, p = self.kf.x, self.kf.P
         if at_rest:
-            still = self.config.rest_noise**2 * dt**2
-            p[0, 0] += still
-            p[2, 2] += still
+            self.predict_still(dt)
             return
+        x, p = self.kf.x, self.kf.P
         q = self._process_noise(
             dt, self.config.contact_noise if near_contact else self.config.accel_noise
         )
-        vx, vy = float(x[1, 0]), float(x[3, 0])
+        x0, vx, x1, vy = x.ravel().tolist()
         speed = math.hypot(vx, vy)
         # Rolling resistance slows the ball but never turns it round within one step.
         decel = min(self.config.rolling_decel, speed / dt) / speed if speed > 0 else 0.0
         half_dt2 = 0.5 * dt * dt
-        for i, accel, qii, qiv, qvv in ((0, -decel * vx, *q[:3]), (2, -decel * vy, *q[3:])):
-            v = i + 1
-            xv, piv, pvv = float(x[v, 0]), float(p[i, v]), float(p[v, v])
-            x[i, 0] += dt * xv + half_dt2 * accel
-            x[v, 0] = xv + dt * accel
-            cross = piv + dt * pvv
-            p[i, i] += dt * (piv + cross) + qii
-            p[i, v] = p[v, i] = cross + qiv
-            p[v, v] = pvv + qvv
+        m = p.tolist()
+        x0, v0, p00, p01, p11 = _predict_axis(
+            x0, vx, m[0][0], m[0][1], m[1][1], dt, half_dt2, -decel * vx, q[0], q[1], q[2]
+        )
+        x1, v1, p22, p23, p33 = _predict_axis(
+            x1, vy, m[2][2], m[2][3], m[3][3], dt, half_dt2, -decel * vy, q[3], q[4], q[5]
+        )
+        x[:, 0] = (x0, v0, x1, v1)
+        p[0, 0], p[1, 1], p[2, 2], p[3, 3] = p00, p11, p22, p33
+        p[0, 1] = p[1, 0] = p01
+        p[2, 3] = p[3, 2] = p23
+
+    def predict_still(self, dt: float) -> None:
+        """`predict` for a ball at rest: its velocity is pinned to zero, so only the tiny
+        rest noise is added to its position variance."""
+        if dt <= 0:
+            return
+        still = self.config.rest_noise**2 * dt**2
+        p = self.kf.P
+        p[0, 0] += still
+        p[2, 2] += still
 
     def update_still(self, z0: float, z1: float, sigma: float) -> None:
         """Fuse a measurement (``z0``, ``z1``) of a ball at rest: the filter's update with the
@@ -142,14 +152,14 @@ class BallFilter:
         most balls rest most of the time and this runs for each of them every frame."""
         r2 = sigma * sigma
         x, p = self.kf.x, self.kf.P
-        for i, zi in ((0, z0), (2, z1)):
-            pii = float(p[i, i])
-            gain = pii / (pii + r2)
-            xi = float(x[i, 0])
-            x[i, 0] = xi + gain * (zi - xi)
-            p[i, i] = (1.0 - gain) * pii
+        x0, _, x1, _ = x.ravel().tolist()
+        p00, p22 = float(p[0, 0]), float(p[2, 2])
+        gain0 = p00 / (p00 + r2)
+        gain1 = p22 / (p22 + r2)
+        x[:, 0] = (x0 + gain0 * (z0 - x0), 0.0, x1 + gain1 * (z1 - x1), 0.0)
+        p[0, 0] = (1.0 - gain0) * p00
+        p[2, 2] = (1.0 - gain1) * p22
         p[0, 2] = p[2, 0] = 0.0
-        x[1, 0] = x[3, 0] = 0.0
 
     def innovation_nis(self, z: np.ndarray, sigma: float) -> float:
         """Normalised innovation squared of a measurement against the prediction."""
@@ -170,18 +180,57 @@ class BallFilter:
         """
         x, p = self.kf.x, self.kf.P
         r2 = sigma * sigma
-        for i, measured in ((0, float(z[0])), (2, float(z[1]))):
-            v = i + 1
-            pp, pv = float(p[i, i]), float(p[i, v])
-            s = pp + r2
-            innovation = measured - float(x[i, 0])
-            x[i, 0] += pp / s * innovation
-            x[v, 0] += pv / s * innovation
-            p[i, i] = pp - pp * pp / s
-            p[i, v] = p[v, i] = pv - pp * pv / s
-            p[v, v] -= pv * pv / s
+        x0, v0, x1, v1 = x.ravel().tolist()
+        m = p.tolist()
+        x0, v0, p00, p01, p11 = _update_axis(x0, v0, m[0][0], m[0][1], m[1][1], float(z[0]), r2)
+        x1, v1, p22, p23, p33 = _update_axis(x1, v1, m[2][2], m[2][3], m[3][3], float(z[1]), r2)
+        x[:, 0] = (x0, v0, x1, v1)
+        p[0, 0], p[1, 1], p[2, 2], p[3, 3] = p00, p11, p22, p33
+        p[0, 1] = p[1, 0] = p01
+        p[2, 3] = p[3, 2] = p23
 
     def reseed_from(self, z: np.ndarray, previous: np.ndarray, dt: float, sigma: float) -> None:
         """Re-seed at ``z`` with the velocity of the last measured step (a contact happened)."""
         velocity = (z - previous) / dt if dt > 0 else self.velocity
         self.seed(z, velocity, sigma, speed_sigma=max(_SEED_SPEED_SIGMA / 3, 2 * sigma / dt))
+
+
+def _predict_axis(
+    pos: float,
+    vel: float,
+    pp: float,
+    pv: float,
+    vv: float,
+    dt: float,
+    half_dt2: float,
+    accel: float,
+    q_pp: float,
+    q_pv: float,
+    q_vv: float,
+) -> tuple[float, float, float, float, float]:
+    """One axis of `BallFilter.predict`: x = Fx + Bu and P = FPF' + Q for the state (position,
+    velocity) with covariance [[pp, pv], [pv, vv]]; the new position, velocity, pp, pv, vv."""
+    cross = pv + dt * vv
+    return (
+        pos + (dt * vel + half_dt2 * accel),
+        vel + dt * accel,
+        pp + (dt * (pv + cross) + q_pp),
+        cross + q_pv,
+        vv + q_vv,
+    )
+
+
+def _update_axis(
+    pos: float, vel: float, pp: float, pv: float, vv: float, measured: float, r2: float
+) -> tuple[float, float, float, float, float]:
+    """One axis of `BallFilter.update`: the scalar innovation, the gain P H'/S and P - K H P;
+    the new position, velocity, pp, pv, vv."""
+    s = pp + r2
+    innovation = measured - pos
+    return (
+        pos + pp / s * innovation,
+        vel + pv / s * innovation,
+        pp - pp * pp / s,
+        pv - pp * pv / s,
+        vv - pv * pv / s,
+    )

@@ -24,8 +24,8 @@ from rules.table import PocketId
 from tracking.associate import assign, identity_cost
 from tracking.geometry import TableCache
 from tracking.model import (
-    _ON_TABLE,
     BALLS,
+    ON_TABLE,
     BallStatus,
     Departure,
     Displacement,
@@ -137,6 +137,17 @@ def _resting(track: _Track) -> bool:
     )
 
 
+def _rolling(tracks: list[_Track]) -> bool:
+    """Whether any ball on the table is not `_resting`: moving, or hidden while moving."""
+    for track in tracks:
+        status = track.status
+        if status is BallStatus.MOVING or (
+            status is BallStatus.HIDDEN and track.moving_before_hidden
+        ):
+            return True
+    return False
+
+
 class Tracker:
     """Keeps one track per ball and returns every ball's state each frame.
 
@@ -177,29 +188,30 @@ class Tracker:
         self._displaced: list[Displacement] = []
         self._predict(dt)
         unknown = detections.unknown
-        matches = self._associate(detections, dt, unknown)
+        xy = detections.positions.tolist()
+        matches = self._associate(detections, dt, unknown, xy)
         if matches:
-            self._update_all_seen(matches, detections, unknown, t, dt)
+            self._update_all_seen(matches, detections, unknown, xy, t, dt)
         departures: list[Departure] = []
         self._seen_at = [self._tracks[row].last_z for row in matches]
         for row, track in enumerate(self._tracks):
-            if row not in matches and track.status.on_table:
+            if row not in matches and track.status in ON_TABLE:
                 self._update_unseen(row, track, detections, t, departures)
         departures.extend(self._fuse_signals(t))
-        return self._frame(detections, matches, tuple(departures))
+        return self._frame(detections, matches, tuple(departures), xy)
 
     # -- steps ----------------------------------------------------------------------------------
 
     def _predict(self, dt: float) -> None:
         if dt <= 0:
             return  # (a filter predicts nothing over no time)
-        live = [r for r, t in enumerate(self._tracks) if t.status.on_table and t.kf is not None]
+        live = [r for r, t in enumerate(self._tracks) if t.status in ON_TABLE and t.kf is not None]
         if not live:
             return
-        if all(_resting(self._tracks[r]) for r in live):
+        if not _rolling(self._tracks):
             # Nothing rolls: no ball needs to know whether it is near another or a cushion.
             for row in live:
-                self._tracks[row].kf.predict(dt, True, False)
+                self._tracks[row].kf.predict_still(dt)
             return
         pos = np.array([self._tracks[r].kf.position for r in live])
         d = self.table.ball_diameter
@@ -212,26 +224,32 @@ class Tracker:
             near = not at_rest and (crowded[i] or self._geo.edge_gap(pos[i, 0], pos[i, 1]) < 2 * d)
             track.kf.predict(dt, at_rest, near)
 
-    def _associate(self, detections: Detections, dt: float, unknown: np.ndarray) -> dict[int, int]:
+    def _associate(
+        self, detections: Detections, dt: float, unknown: np.ndarray, xy: list[list[float]]
+    ) -> dict[int, int]:
         if len(detections) == 0:
             return {}
         t = detections.time
         rows, predicted, variance, gate, miss, tentative = [], [], [], [], [], []
+        special = []  # (index, row) of balls hidden at rest or off the table
         # Balls come onto the table by hand, between shots: while a ball rolls, a detection no
         # track takes is a misnamed moving ball or a ghost, never a new or re-spotted ball.
-        rolling = any(not _resting(t) for t in self._tracks if t.status.on_table)
+        rolling = _rolling(self._tracks)
         max_speed = self.config.max_speed
         for row, track in enumerate(self._tracks):
             status = track.status
-            if status in _ON_TABLE:
+            if status in ON_TABLE:
                 kf = track.kf
                 sigma = kf.position_sigma
                 last_sigma = track.last_sigma
                 since = max(dt, t - track.last_seen)
                 g = max_speed * since + 4 * (sigma + last_sigma) + 10.0
-                if track.entered is not None and status is BallStatus.HIDDEN:
-                    # Lost inside a pocket opening: it can only come back out of that opening.
-                    g = min(g, _POCKET_REACH_D * self.table.ball_diameter)
+                if status is BallStatus.HIDDEN:
+                    if track.entered is not None:
+                        # Lost inside a pocket opening: it can only come back out of it.
+                        g = min(g, _POCKET_REACH_D * self.table.ball_diameter)
+                    if not track.moving_before_hidden:
+                        special.append((len(rows), row))
                 rows.append(row)
                 predicted.append(kf.xy)
                 variance.append(sigma**2)
@@ -241,6 +259,7 @@ class Tracker:
             elif not rolling and (
                 track.status is BallStatus.UNSEEN or t - track.gone_at >= self.config.respawn_after
             ):
+                special.append((len(rows), row))
                 rows.append(row)
                 predicted.append((math.nan, math.nan))
                 variance.append(1.0)
@@ -258,8 +277,10 @@ class Tracker:
         # when the table is first seen.
         first = t == self._time_first
         in_pocket = np.zeros(len(detections), dtype=bool)
-        for j in np.flatnonzero(self._geo.near_edge(detections.positions, self._geo.d)):
-            in_pocket[j] = self._dropped(*detections.positions[j], first)
+        geo = self._geo
+        for j, (x, y) in enumerate(xy):
+            if geo.edge_gap(x, y) <= geo.d:  # only near a cushion line is a pocket opening
+                in_pocket[j] = self._dropped(x, y, first)
         elsewhere = None
         if any(tentative):
             elsewhere = np.full((len(rows), len(detections)), np.inf)
@@ -269,7 +290,7 @@ class Tracker:
                 elsewhere[i, strong] = _FREE_POSITION_COST + id_cost[row, strong]
         predicted_at = np.array(predicted, dtype=float)
         moved = None
-        for i, row in enumerate(rows):
+        for i, row in special:
             track = self._tracks[row]
             status = track.status
             if status is BallStatus.HIDDEN and not track.moving_before_hidden:
@@ -336,13 +357,15 @@ class Tracker:
         scores = id_cost[:, [matched[r] for r in rows]].T
         tracks = [self._tracks[row] for row in rows]
         known = [k for k, track in enumerate(tracks) if track.name_score is not None]
-        if known:
+        if len(known) == len(rows):
+            scores += _NAME_MEMORY * np.array([track.name_score for track in tracks])
+        elif known:
             scores[known] += _NAME_MEMORY * np.array([tracks[k].name_score for k in known])
         for k, track in enumerate(tracks):
             track.name_score = scores[k]
         # Only a track whose own name is this far behind another's can be renamed.
         behind = scores[np.arange(len(rows)), rows] - scores.min(axis=1) >= _RELABEL_COST
-        for k in np.flatnonzero(behind):
+        for k in behind.nonzero()[0].tolist():
             row = rows[k]
             if self._tracks[row].seen_count < _CONFIRM_SIGHTINGS:
                 continue
@@ -399,7 +422,7 @@ class Tracker:
         rows = [
             r
             for r in matched
-            if tracks[r].status.on_table
+            if tracks[r].status in ON_TABLE
             and tracks[r].last_z is not None
             and not self._airborne(tracks[r], float(radius_px[matched[r]]))
         ]
@@ -411,6 +434,8 @@ class Tracker:
         axis = prev[:, None, :] - prev[None, :, :]
         close = np.hypot(axis[..., 0], axis[..., 1]) < 2.5 * self.table.ball_diameter
         close &= moving[:, None] | moving[None, :]
+        if not close.any():
+            return matched
         flipped = np.einsum("ijk,ijk->ij", now[:, None, :] - now[None, :, :], axis) < 0
         for i, j in zip(*np.nonzero(close & flipped), strict=True):
             if i > j:
@@ -440,19 +465,20 @@ class Tracker:
         matches: dict[int, int],
         det: Detections,
         unknown: np.ndarray,
+        xy: list[list[float]],
         t: float,
         dt: float,
     ) -> None:
         """`_update_seen` for each matched ball, with what they all need read once: the
-        detections as plain floats, and how far each resting ball's detection lies from its
-        rest spot (one array step for all of them)."""
+        detections as plain floats (``xy``: their centres), and how far each resting ball's
+        detection lies from its rest spot (one array step for all of them)."""
         z_all = det.positions.copy()  # the tracks keep rows of it: nothing writes to them
         z_all.setflags(write=False)
-        xy, sigma, radius = z_all.tolist(), det.sigma.tolist(), det.radius_px.tolist()
+        sigma, radius = det.sigma.tolist(), det.radius_px.tolist()
         resting = [
             (row, col)
             for row, col in matches.items()
-            if self._tracks[row].status.on_table and _resting(self._tracks[row])
+            if self._tracks[row].status in ON_TABLE and _resting(self._tracks[row])
         ]
         moved: dict[int, float] = {}
         if resting:
@@ -484,7 +510,7 @@ class Tracker:
     ) -> None:
         track = self._tracks[row]
         self._update_radius(track, radius_px)
-        if not track.status.on_table:
+        if track.status not in ON_TABLE:
             # The balls of the first frame were set up before it: no ghosts among them.
             trusted = self._time_first == t
             track.adopted_from, track.sightings = track.status, _GHOST_SIGHTINGS * trusted
@@ -745,7 +771,7 @@ class Tracker:
         best, best_key = None, (True, True, math.inf)
         coming = False
         for row, track in enumerate(self._tracks):
-            if not track.status.on_table or track.last_z is None:
+            if track.status not in ON_TABLE or track.last_z is None:
                 continue
             entered = track.entered is signal.pocket
             near = entered or math.dist((track.last_z[0], track.last_z[1]), mouth) < reach
@@ -788,64 +814,71 @@ class Tracker:
         return out
 
     def _frame(
-        self, det: Detections, matches: dict[int, int], departures: tuple[Departure, ...]
+        self,
+        det: Detections,
+        matches: dict[int, int],
+        departures: tuple[Departure, ...],
+        xy: list[list[float]],
     ) -> TrackFrame:
         n = len(BALLS)
         nan = math.nan
         tracks = self._tracks
         # Each ball's row built as plain floats, and each array made in one step from them.
-        pos: list = [(nan, nan)] * n
+        nowhere = (nan, nan)
+        pos: list = [nowhere] * n
         vel: list = [(0.0, 0.0)] * n
         sig = [nan] * n
         radius = [nan] * n
         growth = [nan] * n
         rest = [nan] * n
-        measured = np.full((n, 2), nan)
-        measured_sigma = np.full(n, nan)
+        measured: list = [nowhere] * n
+        measured_sigma = [nan] * n
+        seen = [False] * n
+        status: list = [None] * n
         # A ball come into view is shown once sighted often enough to be sure of it: a lone
         # ghost detection, or a new ball's first sightings under another's name, never show.
         # The balls of the first frames were on the table before them: a break struck as the
         # recording starts must show its cue ball at rest first.
         early = (self._time_first or 0.0) + _EARLY_S
-        shown = [
-            track.sightings >= _GHOST_SIGHTINGS or track.adopted_at <= early for track in tracks
-        ]
-        matches = {row: col for row, col in matches.items() if shown[row]}
-        rows, cols = list(matches), list(matches.values())
-        measured[rows] = det.positions[cols]
-        measured_sigma[rows] = det.sigma[cols]
-        for row in rows:
-            track = tracks[row]
-            radius[row] = track.radius_px
-            growth[row] = track.radius_px / track.ground_radius
+        sigma = det.sigma.tolist() if matches else []
         for row, track in enumerate(tracks):
-            if track.kf is None or not shown[row]:
+            if not (track.sightings >= _GHOST_SIGHTINGS or track.adopted_at <= early):
+                status[row] = track.adopted_from
                 continue
-            if track.status.on_table:
-                x0, v0, x1, v1 = track.kf.kf.x.ravel().tolist()
+            status[row] = track.status
+            col = matches.get(row)
+            if col is not None:
+                seen[row] = True
+                measured[row] = xy[col]
+                measured_sigma[row] = sigma[col]
+                radius[row] = track.radius_px
+                growth[row] = track.radius_px / track.ground_radius
+            kf = track.kf
+            if kf is None:
+                continue
+            if track.status in ON_TABLE:
+                x0, v0, x1, v1 = kf.kf.x.ravel().tolist()
                 pos[row] = (x0, x1)
                 vel[row] = (v0, v1)
-                sig[row] = track.kf.position_sigma
+                sig[row] = kf.position_sigma
             elif track.last_z is not None:
                 pos[row] = track.last_z.tolist()
             if _resting(track):
                 rest[row] = track.rest_since
                 vel[row] = (0.0, 0.0)
-        seen = np.zeros(n, dtype=bool)
-        seen[rows] = True
-        growth_at = np.array(growth)
+        growth_at = np.array(growth, dtype=float)
         return TrackFrame(
             det.frame,
             det.time,
-            tuple(t.status if ok else t.adopted_from for t, ok in zip(tracks, shown, strict=True)),
+            tuple(status),
             np.array(pos, dtype=float),
             np.array(vel, dtype=float),
-            np.array(sig),
-            seen,
+            np.array(sig, dtype=float),
+            np.array(seen),
             np.array(radius, dtype=float),
             np.array(rest, dtype=float),
-            measured,
-            measured_sigma,
+            np.array(measured, dtype=float),
+            np.array(measured_sigma, dtype=float),
             departures,
             growth_at,
             growth_at > self.config.airborne_growth,
