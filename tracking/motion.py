@@ -37,6 +37,7 @@ class BallFilter:
         self.kf = KalmanFilter(dim_x=4, dim_z=2)
         self.kf.H = _H.copy()
         self._noise: dict[tuple[float, float], tuple[float, ...]] = {}
+        self._noise_by_step: dict[tuple[float, float], tuple[float, ...]] = {}
         self.seed(position, np.zeros(2), sigma, speed_sigma=1.0)
 
     @property
@@ -49,6 +50,11 @@ class BallFilter:
         """The filtered centre as two floats, mm."""
         x = self.kf.x
         return (float(x[0, 0]), float(x[2, 0]))
+
+    def centre_and_sigma(self) -> tuple[float, float, float]:
+        """`xy` and `position_sigma` in one step, for the loops over every ball."""
+        x, p = self.kf.x, self.kf.P
+        return (float(x[0, 0]), float(x[2, 0]), math.sqrt(0.5 * (float(p[0, 0]) + float(p[2, 2]))))
 
     @property
     def velocity(self) -> np.ndarray:
@@ -86,6 +92,9 @@ class BallFilter:
         """`Q_discrete_white_noise`'s entries per axis (q[i, i], q[i, i+1], q[i+1, i+1] for
         i = 0, 2), built once per step length and noise for every ball: the frame step is
         nearly always the same."""
+        q = self._noise_by_step.get((dt, accel_sigma))
+        if q is not None:
+            return q
         key = (round(dt, 6), accel_sigma)
         q = self._noise.get(key)
         if q is None:
@@ -98,6 +107,9 @@ class BallFilter:
                     _NOISE_CACHE.clear()
                 _NOISE_CACHE[(dt, accel_sigma)] = q
             self._noise[key] = q
+        if len(self._noise_by_step) > 64:
+            self._noise_by_step.clear()
+        self._noise_by_step[(dt, accel_sigma)] = q  # (round() costs a microsecond)
         return q
 
     def predict(self, dt: float, at_rest: bool, near_contact: bool) -> None:

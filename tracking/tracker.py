@@ -123,6 +123,7 @@ class _Track:
     """Each ball's identity cost over its recent sightings, older ones fading (`_NAME_MEMORY`):
     what vision has been calling this ball lately."""
     history: deque = field(default_factory=lambda: deque(maxlen=64))
+    """(time, [x, y]) of its latest sightings, oldest first: the rest test fits its tail."""
 
 
 @dataclass
@@ -205,24 +206,25 @@ class Tracker:
     def _predict(self, dt: float) -> None:
         if dt <= 0:
             return  # (a filter predicts nothing over no time)
-        live = [r for r, t in enumerate(self._tracks) if t.status in ON_TABLE and t.kf is not None]
+        live = [t for t in self._tracks if t.status in ON_TABLE and t.kf is not None]
         if not live:
             return
         if not _rolling(self._tracks):
             # Nothing rolls: no ball needs to know whether it is near another or a cushion.
-            for row in live:
-                self._tracks[row].kf.predict_still(dt)
+            for track in live:
+                track.kf.predict_still(dt)
             return
-        pos = np.array([self._tracks[r].kf.position for r in live])
+        xy = [track.kf.xy for track in live]
+        pos = np.array(xy)
         d = self.table.ball_diameter
         gaps = np.hypot(*(pos[:, None, :] - pos[None, :, :]).transpose(2, 0, 1))
         np.fill_diagonal(gaps, np.inf)
-        crowded = gaps.min(axis=1) < 2.5 * d
-        for i, row in enumerate(live):
-            track = self._tracks[row]
-            at_rest = _resting(track)
-            near = not at_rest and (crowded[i] or self._geo.edge_gap(pos[i, 0], pos[i, 1]) < 2 * d)
-            track.kf.predict(dt, at_rest, near)
+        crowded = (gaps.min(axis=1) < 2.5 * d).tolist()
+        for track, (x, y), crowd in zip(live, xy, crowded, strict=True):
+            if _resting(track):
+                track.kf.predict_still(dt)
+            else:
+                track.kf.predict(dt, False, crowd or self._geo.edge_gap(x, y) < 2 * d)
 
     def _associate(
         self, detections: Detections, dt: float, unknown: np.ndarray, xy: list[list[float]]
@@ -240,7 +242,7 @@ class Tracker:
             status = track.status
             if status in ON_TABLE:
                 kf = track.kf
-                sigma = kf.position_sigma
+                x, y, sigma = kf.centre_and_sigma()
                 last_sigma = track.last_sigma
                 since = max(dt, t - track.last_seen)
                 g = max_speed * since + 4 * (sigma + last_sigma) + 10.0
@@ -251,7 +253,7 @@ class Tracker:
                     if not track.moving_before_hidden:
                         special.append((len(rows), row))
                 rows.append(row)
-                predicted.append(kf.xy)
+                predicted.append((x, y))
                 variance.append(sigma**2)
                 gate.append(g)
                 miss.append(_MISS_COST + math.log(sigma**2 + last_sigma**2) * 0.5)
@@ -419,24 +421,32 @@ class Tracker:
         tracks = self._tracks
         if all(_resting(tracks[r]) for r in matched):
             return matched
-        rows = [
-            r
-            for r in matched
-            if tracks[r].status in ON_TABLE
-            and tracks[r].last_z is not None
-            and not self._airborne(tracks[r], float(radius_px[matched[r]]))
-        ]
+        radius = radius_px.tolist()
+        rows, rolling, last = [], [], []
+        for r, col in matched.items():
+            track = tracks[r]
+            if (
+                track.status in ON_TABLE
+                and track.last_z is not None
+                and not self._airborne(track, radius[col])
+            ):
+                rows.append(r)
+                rolling.append(not _resting(track))
+                last.append(track.last_z)
         if len(rows) < 2:
             return matched
-        moving = np.array([not _resting(tracks[r]) for r in rows])
-        prev = np.array([tracks[r].last_z for r in rows])
-        now = z[[matched[r] for r in rows]]
-        axis = prev[:, None, :] - prev[None, :, :]
-        close = np.hypot(axis[..., 0], axis[..., 1]) < 2.5 * self.table.ball_diameter
-        close &= moving[:, None] | moving[None, :]
+        moving = np.array(rolling)
+        prev = np.array(last)
+        # Each pair's last line (ax, ay) and its line now (nx, ny), axis by axis.
+        px, py = prev[:, 0], prev[:, 1]
+        ax, ay = px[:, None] - px, py[:, None] - py
+        close = np.hypot(ax, ay) < 2.5 * self.table.ball_diameter
+        close &= moving[:, None] | moving
         if not close.any():
             return matched
-        flipped = np.einsum("ijk,ijk->ij", now[:, None, :] - now[None, :, :], axis) < 0
+        now = z[[matched[r] for r in rows]]
+        nx, ny = now[:, 0], now[:, 1]
+        flipped = (nx[:, None] - nx) * ax + (ny[:, None] - ny) * ay < 0
         for i, j in zip(*np.nonzero(close & flipped), strict=True):
             if i > j:
                 continue  # each pair once
@@ -542,7 +552,7 @@ class Tracker:
         track.last_z = z
         track.last_sigma = sigma
         track.sightings += 1
-        track.history.append((t, z))
+        track.history.append((t, xy))
 
     def _update_resting(
         self,
@@ -632,18 +642,25 @@ class Tracker:
         """At rest once a straight-line fit over the last `rest_window` gives a speed under
         `rest_speed` (rule 3.15): slow enough that the cloth stops it within a few frames."""
         window = self.config.rest_window
-        recent = [(ti, zi) for ti, zi in track.history if ti >= t - window]
-        if len(recent) < 3 or recent[0][0] > t - window * 0.9:
+        since = t - window
+        recent = []
+        for entry in reversed(track.history):  # oldest first: the window is its tail
+            if entry[0] < since:
+                break
+            recent.append(entry)
+        if len(recent) < 3 or recent[-1][0] > t - window * 0.9:
             return
-        times = np.fromiter((ti for ti, _ in recent), dtype=float, count=len(recent))
-        pts = np.array([zi for _, zi in recent])
-        tc = times - times.mean()
-        slope = (tc @ (pts - pts.mean(axis=0))) / (tc @ tc)
+        recent.reverse()
+        times = np.array([ti for ti, _ in recent], dtype=float)
+        pts = np.array([zi for _, zi in recent], dtype=float)
+        mean_t, mean_pt = times.mean(), pts.mean(axis=0)
+        tc = times - mean_t
+        slope = (tc @ (pts - mean_pt)) / (tc @ tc)
         if float(np.hypot(*slope)) <= self.config.rest_speed:
-            centre = pts.mean(axis=0) + slope * (times[-1] - times.mean())
+            centre = mean_pt + slope * (times[-1] - mean_t)
             track.status = BallStatus.AT_REST
             track.rest_pos = centre
-            track.rest_since = float(times.mean())
+            track.rest_since = float(mean_t)
             track.kf.seed(centre, np.zeros(2), track.last_sigma / math.sqrt(len(pts)), 1.0)
             track.kf.hold_still()
 
