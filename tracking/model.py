@@ -203,9 +203,10 @@ class TrackFrame:
                 raise ValueError(f"track frame {self.frame}: {name} has {a.shape[0]} rows")
             a.setflags(write=False)
         status = self.status
+        rolling, hidden_status = BallStatus.MOVING, BallStatus.HIDDEN
         on = np.array([s in ON_TABLE for s in status])
-        moving = np.array([s is BallStatus.MOVING for s in status])
-        hidden = np.array([s is BallStatus.HIDDEN for s in status])
+        moving = np.array([s is rolling for s in status])
+        hidden = np.array([s is hidden_status for s in status])
         if hidden.any():
             speed = np.hypot(self.velocities[:, 0], self.velocities[:, 1])
             moving |= hidden & (speed > 0)

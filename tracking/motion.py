@@ -158,30 +158,60 @@ class BallFilter:
         p[0, 0] += still
         p[2, 2] += still
 
-    def update_still(self, z0: float, z1: float, sigma: float) -> None:
+    def update_still(self, z0: float, z1: float, sigma: float) -> tuple[float, float]:
         """Fuse a measurement (``z0``, ``z1``) of a ball at rest: the filter's update with the
         velocity pinned at zero, in closed form (each axis is a scalar Kalman gain), because
-        most balls rest most of the time and this runs for each of them every frame."""
+        most balls rest most of the time and this runs for each of them every frame.
+
+        Returns:
+            The filtered centre after the update.
+        """
         r2 = sigma * sigma
         x, p = self.kf.x, self.kf.P
         x0, _, x1, _ = x.ravel().tolist()
         p00, p22 = float(p[0, 0]), float(p[2, 2])
         gain0 = p00 / (p00 + r2)
         gain1 = p22 / (p22 + r2)
-        x[:, 0] = (x0 + gain0 * (z0 - x0), 0.0, x1 + gain1 * (z1 - x1), 0.0)
+        x0, x1 = x0 + gain0 * (z0 - x0), x1 + gain1 * (z1 - x1)
+        x[:, 0] = (x0, 0.0, x1, 0.0)
         p[0, 0] = (1.0 - gain0) * p00
         p[2, 2] = (1.0 - gain1) * p22
         p[0, 2] = p[2, 0] = 0.0
+        return (x0, x1)
 
     def innovation_nis(self, z: np.ndarray, sigma: float) -> float:
         """Normalised innovation squared of a measurement against the prediction."""
         p, x = self.kf.P, self.kf.x
-        s2 = sigma * sigma
-        a, b, d = float(p[0, 0]) + s2, float(p[0, 2]), float(p[2, 2]) + s2
-        y0, y1 = float(z[0]) - float(x[0, 0]), float(z[1]) - float(x[2, 0])
-        det = a * d - b * b
-        # The 2x2 inverse in closed form: this runs for every moving ball every frame.
-        return (d * y0 * y0 - 2 * b * y0 * y1 + a * y1 * y1) / det
+        return _nis(
+            float(p[0, 0]),
+            float(p[0, 2]),
+            float(p[2, 2]),
+            float(z[0]) - float(x[0, 0]),
+            float(z[1]) - float(x[2, 0]),
+            sigma * sigma,
+        )
+
+    def update_if_explained(self, z0: float, z1: float, sigma: float, max_nis: float) -> bool:
+        """`update` with the measurement (``z0``, ``z1``) unless its `innovation_nis` is over
+        ``max_nis``: then the model cannot explain it (a contact turned the ball) and the
+        filter is left for the caller to re-seed. The state is read once for both.
+
+        Returns:
+            Whether the measurement was fused.
+        """
+        x, p = self.kf.x, self.kf.P
+        x0, v0, x1, v1 = x.ravel().tolist()
+        m = p.tolist()
+        r2 = sigma * sigma
+        if _nis(m[0][0], m[0][2], m[2][2], z0 - x0, z1 - x1, r2) > max_nis:
+            return False
+        x0, v0, p00, p01, p11 = _update_axis(x0, v0, m[0][0], m[0][1], m[1][1], z0, r2)
+        x1, v1, p22, p23, p33 = _update_axis(x1, v1, m[2][2], m[2][3], m[3][3], z1, r2)
+        x[:, 0] = (x0, v0, x1, v1)
+        p[0, 0], p[1, 1], p[2, 2], p[3, 3] = p00, p11, p22, p33
+        p[0, 1] = p[1, 0] = p01
+        p[2, 3] = p[3, 2] = p23
+        return True
 
     def update(self, z: np.ndarray, sigma: float) -> None:
         """Fuse one position measurement (mm) with standard deviation ``sigma``.
@@ -246,3 +276,11 @@ def _update_axis(
         pv - pp * pv / s,
         vv - pv * pv / s,
     )
+
+
+def _nis(p00: float, p02: float, p22: float, y0: float, y1: float, r2: float) -> float:
+    """The innovation (``y0``, ``y1``)'s squared Mahalanobis length under S = P_xy + r2 I: the
+    2x2 inverse in closed form (this runs for every moving ball every frame)."""
+    a, b, d = p00 + r2, p02, p22 + r2
+    det = a * d - b * b
+    return (d * y0 * y0 - 2 * b * y0 * y1 + a * y1 * y1) / det

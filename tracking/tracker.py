@@ -37,6 +37,15 @@ from vision.detections import Detections
 
 log = logging.getLogger(__name__)
 
+# The statuses as plain module names: an enum member looked up on its class costs a fifth of
+# a microsecond, and the per-ball loops ask about every ball several times a frame.
+_AT_REST = BallStatus.AT_REST
+_MOVING = BallStatus.MOVING
+_HIDDEN = BallStatus.HIDDEN
+_UNSEEN = BallStatus.UNSEEN
+_POCKETED = BallStatus.POCKETED
+_OFF_TABLE = BallStatus.OFF_TABLE
+
 _MISS_COST = 14.0
 _FREE_POSITION_COST = 6.0
 _RESPAWN_ID = 0.6
@@ -95,9 +104,9 @@ pocket's mouth when it was last seen."""
 
 @dataclass
 class _Track:
-    status: BallStatus = BallStatus.UNSEEN
+    status: BallStatus = _UNSEEN
     kf: BallFilter | None = None
-    rest_pos: np.ndarray | None = None
+    rest_pos: tuple[float, float] | None = None
     rest_since: float = math.nan
     last_seen: float = -math.inf
     last_z: np.ndarray | None = None
@@ -108,11 +117,11 @@ class _Track:
     radius_px: float = math.nan
     ground_radius: float = math.nan
     sightings: int = 0
-    anchor: np.ndarray | None = None
+    anchor: tuple[float, float] | None = None
     hidden_at: float = math.nan
     reseen_at: float = math.nan
     reseen: list = field(default_factory=list)
-    adopted_from: BallStatus = BallStatus.UNSEEN
+    adopted_from: BallStatus = _UNSEEN
     adopted_at: float = math.nan
     entered: PocketId | None = None
     seen_count: int = 0
@@ -133,18 +142,14 @@ class _Pending:
 
 
 def _resting(track: _Track) -> bool:
-    return track.status is BallStatus.AT_REST or (
-        track.status is BallStatus.HIDDEN and not track.moving_before_hidden
-    )
+    return track.status is _AT_REST or (track.status is _HIDDEN and not track.moving_before_hidden)
 
 
 def _rolling(tracks: list[_Track]) -> bool:
     """Whether any ball on the table is not `_resting`: moving, or hidden while moving."""
     for track in tracks:
         status = track.status
-        if status is BallStatus.MOVING or (
-            status is BallStatus.HIDDEN and track.moving_before_hidden
-        ):
+        if status is _MOVING or (status is _HIDDEN and track.moving_before_hidden):
             return True
     return False
 
@@ -246,7 +251,7 @@ class Tracker:
                 last_sigma = track.last_sigma
                 since = max(dt, t - track.last_seen)
                 g = max_speed * since + 4 * (sigma + last_sigma) + 10.0
-                if status is BallStatus.HIDDEN:
+                if status is _HIDDEN:
                     if track.entered is not None:
                         # Lost inside a pocket opening: it can only come back out of it.
                         g = min(g, _POCKET_REACH_D * self.table.ball_diameter)
@@ -259,7 +264,7 @@ class Tracker:
                 miss.append(_MISS_COST + math.log(sigma**2 + last_sigma**2) * 0.5)
                 tentative.append(not rolling and track.seen_count < _CONFIRM_SIGHTINGS)
             elif not rolling and (
-                track.status is BallStatus.UNSEEN or t - track.gone_at >= self.config.respawn_after
+                track.status is _UNSEEN or t - track.gone_at >= self.config.respawn_after
             ):
                 special.append((len(rows), row))
                 rows.append(row)
@@ -295,7 +300,7 @@ class Tracker:
         for i, row in special:
             track = self._tracks[row]
             status = track.status
-            if status is BallStatus.HIDDEN and not track.moving_before_hidden:
+            if status is _HIDDEN and not track.moving_before_hidden:
                 # A ball that lay still out of sight is seen again where it lay, or nudged: far
                 # from there only vision naming it surely moves it (a lone ghost detection
                 # elsewhere must not).
@@ -306,7 +311,7 @@ class Tracker:
                     moved = self._moved_ball(
                         detections.positions, predicted_at[np.isfinite(predicted_at[:, 0])]
                     )
-                need = _NEW_ID if status is BallStatus.UNSEEN else _RESPAWN_ID
+                need = _NEW_ID if status is _UNSEEN else _RESPAWN_ID
                 weak = (p_id[:, row] < need) | in_pocket | moved
                 if np.count_nonzero(~weak) > 1:
                     # Two detections named as one new ball: each ball exists once, so one is
@@ -331,7 +336,7 @@ class Tracker:
             if tentative[i] and math.dist(track.kf.position, detections.positions[col]) > gate[i]:
                 # Its first sightings were another ball's: start it again where it is.
                 log.debug("%s: tentative track moved to a detection named as it", BALLS[rows[i]])
-                track.status = BallStatus.UNSEEN
+                track.status = _UNSEEN
         self._rename_tentative(matched, named)
         self._rename_misnamed(matched, named)
         return self._keep_order(matched, detections.positions, detections.radius_px)
@@ -384,7 +389,7 @@ class Tracker:
         named = int(np.argmin(cost))
         if cost[row] - cost[named] < margin or named in matched:
             return None
-        if self._tracks[named].status is not BallStatus.UNSEEN:
+        if self._tracks[named].status is not _UNSEEN:
             return None
         self._tracks[row], self._tracks[named] = self._tracks[named], self._tracks[row]
         matched[named] = matched.pop(row)
@@ -526,8 +531,8 @@ class Tracker:
             track.adopted_from, track.sightings = track.status, _GHOST_SIGHTINGS * trusted
             track.adopted_at = t
             track.kf = BallFilter(z, sigma, self.config)
-            track.status = BallStatus.AT_REST
-            track.rest_pos = z
+            track.status = _AT_REST
+            track.rest_pos = (xy[0], xy[1])
             track.rest_since = t
             track.history.clear()
             track.seen_count = 0
@@ -535,7 +540,7 @@ class Tracker:
         elif moved is not None:
             self._update_resting(track, z, xy, sigma, moved, t, dt)
         else:
-            self._update_moving(track, z, sigma, t)
+            self._update_moving(track, z, xy, sigma, t)
         x, y = xy
         geo = self._geo
         if geo.edge_gap(x, y) > geo.d:
@@ -574,7 +579,7 @@ class Tracker:
                 # Out of sight it may have moved at any time since it was last seen.
                 step = max(dt, t - track.last_seen, 1e-3)
                 track.kf.seed(z, (z - track.rest_pos) / step, sigma, speed_sigma=moved / step)
-                track.status = BallStatus.MOVING
+                track.status = _MOVING
                 track.rest_since = math.nan
                 track.pending_start = 0
                 if track.anchor is not None:
@@ -582,9 +587,8 @@ class Tracker:
                 return
         else:
             track.pending_start = 0
-        track.status = BallStatus.AT_REST
-        track.kf.update_still(xy[0], xy[1], sigma)
-        track.rest_pos = track.kf.position.copy()
+        track.status = _AT_REST
+        track.rest_pos = track.kf.update_still(xy[0], xy[1], sigma)
         if track.anchor is not None:
             self._settled_elsewhere(track, z, t)
 
@@ -626,13 +630,16 @@ class Tracker:
             )
         track.anchor = None
 
-    def _update_moving(self, track: _Track, z: np.ndarray, sigma: float, t: float) -> None:
-        track.status = BallStatus.MOVING
+    def _update_moving(
+        self, track: _Track, z: np.ndarray, xy: list[float], sigma: float, t: float
+    ) -> None:
+        track.status = _MOVING
         track.anchor = None
-        if track.kf.innovation_nis(z, sigma) > self.config.reseed_nis and track.last_z is not None:
+        # A measurement the model cannot explain (a contact) re-seeds the filter, when there is
+        # a last one to take the new velocity from.
+        limit = self.config.reseed_nis if track.last_z is not None else math.inf
+        if not track.kf.update_if_explained(xy[0], xy[1], sigma, limit):
             track.kf.reseed_from(z, track.last_z, t - track.last_seen, sigma)
-        else:
-            track.kf.update(z, sigma)
         speed = track.kf.speed
         # Only a slow ball can be coming to rest; the fit is not worth running for the others.
         if speed < 10 * self.config.rest_speed + 2 * sigma / self.config.rest_window:
@@ -658,8 +665,8 @@ class Tracker:
         slope = (tc @ (pts - mean_pt)) / (tc @ tc)
         if float(np.hypot(*slope)) <= self.config.rest_speed:
             centre = mean_pt + slope * (times[-1] - mean_t)
-            track.status = BallStatus.AT_REST
-            track.rest_pos = centre
+            track.status = _AT_REST
+            track.rest_pos = (float(centre[0]), float(centre[1]))
             track.rest_since = float(mean_t)
             track.kf.seed(centre, np.zeros(2), track.last_sigma / math.sqrt(len(pts)), 1.0)
             track.kf.hold_still()
@@ -686,16 +693,16 @@ class Tracker:
         if ghost or self._named_again_elsewhere(track):
             # Seen a frame or two and then never again: a ghost detection, not a ball.
             track.status = track.adopted_from
-            if track.status is BallStatus.UNSEEN:
+            if track.status is _UNSEEN:
                 track.kf, track.last_z = None, None
             return
-        if track.status is not BallStatus.HIDDEN:
-            track.moving_before_hidden = track.status is BallStatus.MOVING
-            if track.status is BallStatus.AT_REST and track.anchor is None:
+        if track.status is not _HIDDEN:
+            track.moving_before_hidden = track.status is _MOVING
+            if track.status is _AT_REST and track.anchor is None:
                 # Where it lay when it went out of sight: a hand may move it meanwhile.
-                track.anchor, track.hidden_at, track.reseen = track.rest_pos.copy(), t, []
+                track.anchor, track.hidden_at, track.reseen = track.rest_pos, t, []
                 track.reseen_at = math.nan
-            track.status = BallStatus.HIDDEN
+            track.status = _HIDDEN
         elif track.moving_before_hidden and t - track.last_seen > _LOST_MOVING_S:
             # Unseen that long, it has stopped wherever it is (or was never a ball): it must
             # not hold the shot open for ever (rule 3.15).
@@ -713,7 +720,7 @@ class Tracker:
                 return
         if pocket is None and self._beyond_cushion(last):
             cushion = self.table.nearest_cushion((last[0], last[1]))
-            track.status = BallStatus.OFF_TABLE
+            track.status = _OFF_TABLE
             track.gone_at = t
             departures.append(
                 Departure(
@@ -738,7 +745,7 @@ class Tracker:
         return self._geo.nearest_mouth(p[0], p[1], _POCKET_REACH_D * self.table.ball_diameter)
 
     def _depart_vision(self, row: int, track: _Track, pocket: PocketId, t: float) -> Departure:
-        track.status = BallStatus.POCKETED
+        track.status = _POCKETED
         track.gone_at = t
         confidence = 0.6 if self.config.sensors else 0.9
         return Departure(
@@ -792,8 +799,8 @@ class Tracker:
                 continue
             entered = track.entered is signal.pocket
             near = entered or math.dist((track.last_z[0], track.last_z[1]), mouth) < reach
-            if track.status is not BallStatus.HIDDEN:
-                coming |= near and track.status is BallStatus.MOVING
+            if track.status is not _HIDDEN:
+                coming |= near and track.status is _MOVING
                 continue
             d = math.dist((track.last_z[0], track.last_z[1]), mouth)
             key = (not entered, not track.moving_before_hidden, d)
@@ -805,7 +812,7 @@ class Tracker:
 
     def _depart_signal(self, row: int, signal: PocketSignal, t: float) -> Departure:
         track = self._tracks[row]
-        track.status = BallStatus.POCKETED
+        track.status = _POCKETED
         track.gone_at = t
         return Departure(
             BALLS[row],
@@ -823,7 +830,7 @@ class Tracker:
         window is still pocketed (a sensor can fail), with lower confidence."""
         out = []
         for row, track in enumerate(self._tracks):
-            if track.status is not BallStatus.HIDDEN or track.last_z is None:
+            if track.status is not _HIDDEN or track.last_z is None:
                 continue
             pocket = track.entered
             if pocket is not None and t - track.last_seen >= self.config.signal_window:
