@@ -109,7 +109,7 @@ class _Track:
     rest_pos: tuple[float, float] | None = None
     rest_since: float = math.nan
     last_seen: float = -math.inf
-    last_z: np.ndarray | None = None
+    last_z: tuple[float, float] | None = None
     last_sigma: float = 2.0
     moving_before_hidden: bool = False
     pending_start: int = 0
@@ -220,9 +220,9 @@ class Tracker:
                 track.kf.predict_still(dt)
             return
         xy = [track.kf.xy for track in live]
-        pos = np.array(xy)
+        px, py = np.array([x for x, _ in xy]), np.array([y for _, y in xy])
         d = self.table.ball_diameter
-        gaps = np.hypot(*(pos[:, None, :] - pos[None, :, :]).transpose(2, 0, 1))
+        gaps = np.hypot(px[:, None] - px, py[:, None] - py)
         np.fill_diagonal(gaps, np.inf)
         crowded = (gaps.min(axis=1) < 2.5 * d).tolist()
         for track, (x, y), crowd in zip(live, xy, crowded, strict=True):
@@ -237,7 +237,8 @@ class Tracker:
         if len(detections) == 0:
             return {}
         t = detections.time
-        rows, predicted, variance, gate, miss, tentative = [], [], [], [], [], []
+        rows, variance, gate, miss, tentative = [], [], [], [], []
+        predicted = []  # each candidate's predicted x and y in turn
         special = []  # (index, row) of balls hidden at rest or off the table
         # Balls come onto the table by hand, between shots: while a ball rolls, a detection no
         # track takes is a misnamed moving ball or a ghost, never a new or re-spotted ball.
@@ -258,7 +259,7 @@ class Tracker:
                     if not track.moving_before_hidden:
                         special.append((len(rows), row))
                 rows.append(row)
-                predicted.append((x, y))
+                predicted += (x, y)
                 variance.append(sigma**2)
                 gate.append(g)
                 miss.append(_MISS_COST + math.log(sigma**2 + last_sigma**2) * 0.5)
@@ -268,7 +269,7 @@ class Tracker:
             ):
                 special.append((len(rows), row))
                 rows.append(row)
-                predicted.append((math.nan, math.nan))
+                predicted += (math.nan, math.nan)
                 variance.append(1.0)
                 gate.append(math.inf)
                 miss.append(_MISS_COST)
@@ -295,7 +296,7 @@ class Tracker:
                 row = rows[i]
                 strong = (p_id[:, row] >= _NEW_ID) & ~in_pocket
                 elsewhere[i, strong] = _FREE_POSITION_COST + id_cost[row, strong]
-        predicted_at = np.array(predicted, dtype=float)
+        predicted_at = np.array(predicted, dtype=float).reshape(-1, 2)
         moved = None
         for i, row in special:
             track = self._tracks[row]
@@ -427,7 +428,7 @@ class Tracker:
         if all(_resting(tracks[r]) for r in matched):
             return matched
         radius = radius_px.tolist()
-        rows, rolling, last = [], [], []
+        rows, rolling, last = [], [], []  # last: the centres last seen, x and y in turn
         for r, col in matched.items():
             track = tracks[r]
             if (
@@ -437,11 +438,11 @@ class Tracker:
             ):
                 rows.append(r)
                 rolling.append(not _resting(track))
-                last.append(track.last_z)
+                last += track.last_z
         if len(rows) < 2:
             return matched
         moving = np.array(rolling)
-        prev = np.array(last)
+        prev = np.array(last).reshape(-1, 2)
         # Each pair's last line (ax, ay) and its line now (nx, ny), axis by axis.
         px, py = prev[:, 0], prev[:, 1]
         ax, ay = px[:, None] - px, py[:, None] - py
@@ -497,9 +498,8 @@ class Tracker:
         ]
         moved: dict[int, float] = {}
         if resting:
-            step = z_all[[col for _, col in resting]] - np.array(
-                [self._tracks[row].rest_pos for row, _ in resting]
-            )
+            spots = [v for row, _ in resting for v in self._tracks[row].rest_pos]
+            step = z_all[[col for _, col in resting]] - np.array(spots).reshape(-1, 2)
             moved = dict(
                 zip((r for r, _ in resting), np.hypot(step[:, 0], step[:, 1]).tolist(), strict=True)
             )
@@ -554,7 +554,7 @@ class Tracker:
             track.id_cost += own[:, 0]
         track.seen_count += 1
         track.last_seen = t
-        track.last_z = z
+        track.last_z = (xy[0], xy[1])
         track.last_sigma = sigma
         track.sightings += 1
         track.history.append((t, xy))
@@ -660,7 +660,9 @@ class Tracker:
         recent.reverse()
         times = np.array([ti for ti, _ in recent], dtype=float)
         pts = np.array([zi for _, zi in recent], dtype=float)
-        mean_t, mean_pt = times.mean(), pts.mean(axis=0)
+        # (ndarray.mean is this sum and division, after a few microseconds of checks.)
+        mean_t = np.add.reduce(times) / len(recent)
+        mean_pt = np.add.reduce(pts, axis=0) / len(recent)
         tc = times - mean_t
         slope = (tc @ (pts - mean_pt)) / (tc @ tc)
         if float(np.hypot(*slope)) <= self.config.rest_speed:
@@ -847,15 +849,15 @@ class Tracker:
         n = len(BALLS)
         nan = math.nan
         tracks = self._tracks
-        # Each ball's row built as plain floats, and each array made in one step from them.
-        nowhere = (nan, nan)
-        pos: list = [nowhere] * n
-        vel: list = [(0.0, 0.0)] * n
+        # Each ball's row built as plain floats (the pairs flat: x, y of ball 0, then ball 1,
+        # ...), and each array made in one step from them.
+        pos = [nan] * (2 * n)
+        vel = [0.0] * (2 * n)
         sig = [nan] * n
         radius = [nan] * n
         growth = [nan] * n
         rest = [nan] * n
-        measured: list = [nowhere] * n
+        measured = [nan] * (2 * n)
         measured_sigma = [nan] * n
         seen = [False] * n
         status: list = [None] * n
@@ -870,10 +872,11 @@ class Tracker:
                 status[row] = track.adopted_from
                 continue
             status[row] = track.status
+            i = 2 * row
             col = matches.get(row)
             if col is not None:
                 seen[row] = True
-                measured[row] = xy[col]
+                measured[i], measured[i + 1] = xy[col]
                 measured_sigma[row] = sigma[col]
                 radius[row] = track.radius_px
                 growth[row] = track.radius_px / track.ground_radius
@@ -881,27 +884,25 @@ class Tracker:
             if kf is None:
                 continue
             if track.status in ON_TABLE:
-                x0, v0, x1, v1 = kf.kf.x.ravel().tolist()
-                pos[row] = (x0, x1)
-                vel[row] = (v0, v1)
+                pos[i], vel[i], pos[i + 1], vel[i + 1] = kf.kf.x.ravel().tolist()
                 sig[row] = kf.position_sigma
             elif track.last_z is not None:
-                pos[row] = track.last_z.tolist()
+                pos[i], pos[i + 1] = track.last_z
             if _resting(track):
                 rest[row] = track.rest_since
-                vel[row] = (0.0, 0.0)
+                vel[i] = vel[i + 1] = 0.0
         growth_at = np.array(growth, dtype=float)
         return TrackFrame(
             det.frame,
             det.time,
             tuple(status),
-            np.array(pos, dtype=float),
-            np.array(vel, dtype=float),
+            np.array(pos, dtype=float).reshape(n, 2),
+            np.array(vel, dtype=float).reshape(n, 2),
             np.array(sig, dtype=float),
             np.array(seen),
             np.array(radius, dtype=float),
             np.array(rest, dtype=float),
-            np.array(measured, dtype=float),
+            np.array(measured, dtype=float).reshape(n, 2),
             np.array(measured_sigma, dtype=float),
             departures,
             growth_at,
