@@ -206,8 +206,8 @@ class TrackFrame:
         rolling, hidden_status = BallStatus.MOVING, BallStatus.HIDDEN
         on = np.array([s in ON_TABLE for s in status])
         moving = np.array([s is rolling for s in status])
-        hidden = np.array([s is hidden_status for s in status])
-        if hidden.any():
+        if hidden_status in status:
+            hidden = np.array([s is hidden_status for s in status])
             speed = np.hypot(self.velocities[:, 0], self.velocities[:, 1])
             moving |= hidden & (speed > 0)
         object.__setattr__(self, "_on_table", on)

@@ -135,6 +135,30 @@ class _Track:
     """(time, [x, y]) of its latest sightings, oldest first: the rest test fits its tail."""
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class _Sightings:
+    """One frame's detections as the per-ball steps read them, made once per frame: a value
+    read from a numpy array costs several times what a float from a list does.
+
+    Attributes:
+        det: The detections.
+        z: (n, 2) a read-only copy of their centres: tracks keep rows of it.
+        xy: Their centres as [x, y] floats.
+        sigma: Their position sigmas.
+        radius: Their apparent radii in pixels.
+        edge: Each centre's distance to the nearest cushion line (`TableCache.edge_gap`).
+        unknown: (n,) `Detections.unknown`.
+    """
+
+    det: Detections
+    z: np.ndarray
+    xy: list[list[float]]
+    sigma: list[float]
+    radius: list[float]
+    edge: list[float]
+    unknown: np.ndarray
+
+
 @dataclass
 class _Pending:
     signal: PocketSignal
@@ -193,20 +217,34 @@ class Tracker:
         self._pending.extend(_Pending(s, t) for s in signals)
         self._displaced: list[Displacement] = []
         self._predict(dt)
-        unknown = detections.unknown
-        xy = detections.positions.tolist()
-        matches = self._associate(detections, dt, unknown, xy)
+        seen = self._sightings(detections)
+        matches = self._associate(seen, dt)
         if matches:
-            self._update_all_seen(matches, detections, unknown, xy, t, dt)
+            self._update_all_seen(matches, seen, t, dt)
         departures: list[Departure] = []
         self._seen_at = [self._tracks[row].last_z for row in matches]
         for row, track in enumerate(self._tracks):
             if row not in matches and track.status in ON_TABLE:
                 self._update_unseen(row, track, detections, t, departures)
         departures.extend(self._fuse_signals(t))
-        return self._frame(detections, matches, tuple(departures), xy)
+        return self._frame(seen, matches, tuple(departures))
 
     # -- steps ----------------------------------------------------------------------------------
+
+    def _sightings(self, det: Detections) -> _Sightings:
+        z = det.positions.copy()
+        z.setflags(write=False)
+        xy = z.tolist()
+        hx, hy = self._geo.hx, self._geo.hy
+        return _Sightings(
+            det,
+            z,
+            xy,
+            det.sigma.tolist(),
+            det.radius_px.tolist(),
+            [min(hx - abs(x), hy - abs(y)) for x, y in xy],  # TableCache.edge_gap, for each
+            det.unknown,
+        )
 
     def _predict(self, dt: float) -> None:
         if dt <= 0:
@@ -231,9 +269,8 @@ class Tracker:
             else:
                 track.kf.predict(dt, False, crowd or self._geo.edge_gap(x, y) < 2 * d)
 
-    def _associate(
-        self, detections: Detections, dt: float, unknown: np.ndarray, xy: list[list[float]]
-    ) -> dict[int, int]:
+    def _associate(self, seen: _Sightings, dt: float) -> dict[int, int]:
+        detections = seen.det
         if len(detections) == 0:
             return {}
         t = detections.time
@@ -250,7 +287,9 @@ class Tracker:
                 kf = track.kf
                 x, y, sigma = kf.centre_and_sigma()
                 last_sigma = track.last_sigma
-                since = max(dt, t - track.last_seen)
+                since = t - track.last_seen
+                if not since > dt:  # (max(dt, since), without the call)
+                    since = dt
                 g = max_speed * since + 4 * (sigma + last_sigma) + 10.0
                 if status is _HIDDEN:
                     if track.entered is not None:
@@ -260,9 +299,10 @@ class Tracker:
                         special.append((len(rows), row))
                 rows.append(row)
                 predicted += (x, y)
-                variance.append(sigma**2)
+                s2 = sigma**2
+                variance.append(s2)
                 gate.append(g)
-                miss.append(_MISS_COST + math.log(sigma**2 + last_sigma**2) * 0.5)
+                miss.append(_MISS_COST + math.log(s2 + last_sigma**2) * 0.5)
                 tentative.append(not rolling and track.seen_count < _CONFIRM_SIGHTINGS)
             elif not rolling and (
                 track.status is _UNSEEN or t - track.gone_at >= self.config.respawn_after
@@ -276,7 +316,7 @@ class Tracker:
                 tentative.append(False)
         if not rows:
             return {}
-        id_cost = identity_cost(detections.identity, unknown)
+        id_cost = identity_cost(detections.identity, seen.unknown)
         named = id_cost.copy()  # before new balls' weak names are ruled out below
         # A new or re-spotted ball needs its identity from vision, not just a free detection.
         p_id = detections.identity
@@ -286,8 +326,8 @@ class Tracker:
         first = t == self._time_first
         in_pocket = np.zeros(len(detections), dtype=bool)
         geo = self._geo
-        for j, (x, y) in enumerate(xy):
-            if geo.edge_gap(x, y) <= geo.d:  # only near a cushion line is a pocket opening
+        for j, ((x, y), edge) in enumerate(zip(seen.xy, seen.edge, strict=True)):
+            if edge <= geo.d:  # only near a cushion line is a pocket opening
                 in_pocket[j] = self._dropped(x, y, first)
         elsewhere = None
         if any(tentative):
@@ -340,7 +380,7 @@ class Tracker:
                 track.status = _UNSEEN
         self._rename_tentative(matched, named)
         self._rename_misnamed(matched, named)
-        return self._keep_order(matched, detections.positions, detections.radius_px)
+        return self._keep_order(matched, seen)
 
     def _rename_tentative(self, matched: dict[int, int], id_cost: np.ndarray) -> None:
         """A tentative track whose sightings, this one included, name a ball not on the table
@@ -417,9 +457,7 @@ class Tracker:
         d = self.table.ball_diameter
         return np.any((gaps > _SAME_SPOT_MM) & (gaps < _OVERLAP_D * d), axis=1)
 
-    def _keep_order(
-        self, matched: dict[int, int], z: np.ndarray, radius_px: np.ndarray
-    ) -> dict[int, int]:
+    def _keep_order(self, matched: dict[int, int], seen: _Sightings) -> dict[int, int]:
         """Balls on the cloth cannot pass through each other: when two balls close together, one
         of them moving, come out of the assignment in swapped order along the line between them,
         swap them back. Without this, look-alike balls trade ids whenever their predictions
@@ -427,7 +465,7 @@ class Tracker:
         tracks = self._tracks
         if all(_resting(tracks[r]) for r in matched):
             return matched
-        radius = radius_px.tolist()
+        radius = seen.radius
         rows, rolling, last = [], [], []  # last: the centres last seen, x and y in turn
         for r, col in matched.items():
             track = tracks[r]
@@ -450,7 +488,7 @@ class Tracker:
         close &= moving[:, None] | moving
         if not close.any():
             return matched
-        now = z[[matched[r] for r in rows]]
+        now = seen.z[[matched[r] for r in rows]]
         nx, ny = now[:, 0], now[:, 1]
         flipped = (nx[:, None] - nx) * ax + (ny[:, None] - ny) * ay < 0
         for i, j in zip(*np.nonzero(close & flipped), strict=True):
@@ -477,20 +515,10 @@ class Tracker:
             track.ground_radius += _RADIUS_FOLLOW * (radius_px - track.ground_radius)
 
     def _update_all_seen(
-        self,
-        matches: dict[int, int],
-        det: Detections,
-        unknown: np.ndarray,
-        xy: list[list[float]],
-        t: float,
-        dt: float,
+        self, matches: dict[int, int], seen: _Sightings, t: float, dt: float
     ) -> None:
-        """`_update_seen` for each matched ball, with what they all need read once: the
-        detections as plain floats (``xy``: their centres), and how far each resting ball's
-        detection lies from its rest spot (one array step for all of them)."""
-        z_all = det.positions.copy()  # the tracks keep rows of it: nothing writes to them
-        z_all.setflags(write=False)
-        sigma, radius = det.sigma.tolist(), det.radius_px.tolist()
+        """`_update_seen` for each matched ball, with how far each resting ball's detection
+        lies from its rest spot found for all of them in one array step."""
         resting = [
             (row, col)
             for row, col in matches.items()
@@ -499,32 +527,21 @@ class Tracker:
         moved: dict[int, float] = {}
         if resting:
             spots = [v for row, _ in resting for v in self._tracks[row].rest_pos]
-            step = z_all[[col for _, col in resting]] - np.array(spots).reshape(-1, 2)
+            step = seen.z[[col for _, col in resting]] - np.array(spots).reshape(-1, 2)
             moved = dict(
                 zip((r for r, _ in resting), np.hypot(step[:, 0], step[:, 1]).tolist(), strict=True)
             )
         for row, col in matches.items():
-            z, at = z_all[col], xy[col]
-            self._update_seen(
-                row, z, at, sigma[col], radius[col], moved.get(row), det, unknown, col, t, dt
-            )
+            self._update_seen(row, col, seen, moved.get(row), t, dt)
 
     def _update_seen(
-        self,
-        row: int,
-        z: np.ndarray,
-        xy: list[float],
-        sigma: float,
-        radius_px: float,
-        moved: float | None,
-        det: Detections,
-        unknown: np.ndarray,
-        col: int,
-        t: float,
-        dt: float,
+        self, row: int, col: int, seen: _Sightings, moved: float | None, t: float, dt: float
     ) -> None:
+        """Fold detection ``col`` into the track at ``row`` (``moved``: how far it lies from
+        the ball's rest spot, for a resting ball; None for the others)."""
         track = self._tracks[row]
-        self._update_radius(track, radius_px)
+        z, xy, sigma = seen.z[col], seen.xy[col], seen.sigma[col]
+        self._update_radius(track, seen.radius[col])
         if track.status not in ON_TABLE:
             # The balls of the first frame were set up before it: no ghosts among them.
             trusted = self._time_first == t
@@ -543,14 +560,14 @@ class Tracker:
             self._update_moving(track, z, xy, sigma, t)
         x, y = xy
         geo = self._geo
-        if geo.edge_gap(x, y) > geo.d:
+        if seen.edge[col] > geo.d:
             track.entered = None  # well inside: in no opening, on the cloth
         elif (inside := geo.pocket_at(x, y)) is not None:
             track.entered = inside
         elif geo.on_surface(x, y):
             track.entered = None
         if track.id_cost is not None and track.seen_count < _CONFIRM_SIGHTINGS:
-            own = identity_cost(det.identity[col : col + 1], unknown[col : col + 1])
+            own = identity_cost(seen.det.identity[col : col + 1], seen.unknown[col : col + 1])
             track.id_cost += own[:, 0]
         track.seen_count += 1
         track.last_seen = t
@@ -840,12 +857,9 @@ class Tracker:
         return out
 
     def _frame(
-        self,
-        det: Detections,
-        matches: dict[int, int],
-        departures: tuple[Departure, ...],
-        xy: list[list[float]],
+        self, seen: _Sightings, matches: dict[int, int], departures: tuple[Departure, ...]
     ) -> TrackFrame:
+        det, xy, sigma = seen.det, seen.xy, seen.sigma
         n = len(BALLS)
         nan = math.nan
         tracks = self._tracks
@@ -866,7 +880,6 @@ class Tracker:
         # The balls of the first frames were on the table before them: a break struck as the
         # recording starts must show its cue ball at rest first.
         early = (self._time_first or 0.0) + _EARLY_S
-        sigma = det.sigma.tolist() if matches else []
         for row, track in enumerate(tracks):
             if not (track.sightings >= _GHOST_SIGHTINGS or track.adopted_at <= early):
                 status[row] = track.adopted_from
