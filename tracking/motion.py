@@ -19,9 +19,6 @@ from tracking.model import TrackerConfig
 
 _H = np.array([[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]])
 
-_NOISE_CACHE: dict[tuple[float, float], tuple[float, ...]] = {}
-"""Process noise entries by exact (step length, acceleration sigma), shared by every ball."""
-
 _NOISE_ENTRIES = ((0, 0), (0, 1), (1, 1), (2, 2), (2, 3), (3, 3))
 """The entries of Q that `BallFilter.predict` uses: each axis's own 2x2 block."""
 
@@ -50,6 +47,12 @@ class BallFilter:
         """The filtered centre as two floats, mm."""
         x = self.kf.x
         return (float(x[0, 0]), float(x[2, 0]))
+
+    def state_and_sigma(self) -> tuple[float, float, float, float, float]:
+        """The state (x, vx, y, vy) and `position_sigma` as floats in one step."""
+        x0, v0, x1, v1 = self.kf.x.ravel().tolist()
+        p = self.kf.P
+        return (x0, v0, x1, v1, math.sqrt(0.5 * (float(p[0, 0]) + float(p[2, 2]))))
 
     def centre_and_sigma(self) -> tuple[float, float, float]:
         """`xy` and `position_sigma` in one step, for the loops over every ball."""
@@ -90,26 +93,19 @@ class BallFilter:
 
     def _process_noise(self, dt: float, accel_sigma: float) -> tuple[float, ...]:
         """`Q_discrete_white_noise`'s entries per axis (q[i, i], q[i, i+1], q[i+1, i+1] for
-        i = 0, 2), built once per step length and noise for every ball: the frame step is
-        nearly always the same."""
+        i = 0, 2): each ball keeps the Q its first step of about this length (to a
+        microsecond) was given. Looked up by the exact step first: rounding it costs a
+        microsecond, and the frame step is nearly always the same."""
         q = self._noise_by_step.get((dt, accel_sigma))
-        if q is not None:
-            return q
-        key = (round(dt, 6), accel_sigma)
-        q = self._noise.get(key)
         if q is None:
-            # Each ball keeps the noise of the first step it took of about this length.
-            q = _NOISE_CACHE.get((dt, accel_sigma))
+            key = (round(dt, 6), accel_sigma)
+            q = self._noise.get(key)
             if q is None:
                 m = Q_discrete_white_noise(dim=2, dt=dt, var=accel_sigma**2, block_size=2)
-                q = tuple(float(m[a, b]) for a, b in _NOISE_ENTRIES)
-                if len(_NOISE_CACHE) > 1024:
-                    _NOISE_CACHE.clear()
-                _NOISE_CACHE[(dt, accel_sigma)] = q
-            self._noise[key] = q
-        if len(self._noise_by_step) > 64:
-            self._noise_by_step.clear()
-        self._noise_by_step[(dt, accel_sigma)] = q  # (round() costs a microsecond)
+                q = self._noise[key] = tuple(float(m[a, b]) for a, b in _NOISE_ENTRIES)
+            if len(self._noise_by_step) > 64:
+                self._noise_by_step.clear()
+            self._noise_by_step[(dt, accel_sigma)] = q
         return q
 
     def predict(self, dt: float, at_rest: bool, near_contact: bool) -> None:

@@ -897,8 +897,7 @@ class Tracker:
             if kf is None:
                 continue
             if track.status in ON_TABLE:
-                pos[i], vel[i], pos[i + 1], vel[i + 1] = kf.kf.x.ravel().tolist()
-                sig[row] = kf.position_sigma
+                pos[i], vel[i], pos[i + 1], vel[i + 1], sig[row] = kf.state_and_sigma()
             elif track.last_z is not None:
                 pos[i], pos[i + 1] = track.last_z
             if _resting(track):
