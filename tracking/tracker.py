@@ -466,7 +466,7 @@ class Tracker:
         if all(_resting(tracks[r]) for r in matched):
             return matched
         radius = seen.radius
-        rows, rolling, last = [], [], []  # last: the centres last seen, x and y in turn
+        rows, cols, rolling, last_x, last_y = [], [], [], [], []
         for r, col in matched.items():
             track = tracks[r]
             if (
@@ -475,23 +475,26 @@ class Tracker:
                 and not self._airborne(track, radius[col])
             ):
                 rows.append(r)
+                cols.append(col)
                 rolling.append(not _resting(track))
-                last += track.last_z
+                x, y = track.last_z
+                last_x.append(x)
+                last_y.append(y)
         if len(rows) < 2:
             return matched
         moving = np.array(rolling)
-        prev = np.array(last).reshape(-1, 2)
         # Each pair's last line (ax, ay) and its line now (nx, ny), axis by axis.
-        px, py = prev[:, 0], prev[:, 1]
+        px, py = np.array(last_x), np.array(last_y)
         ax, ay = px[:, None] - px, py[:, None] - py
         close = np.hypot(ax, ay) < 2.5 * self.table.ball_diameter
         close &= moving[:, None] | moving
         if not close.any():
             return matched
-        now = seen.z[[matched[r] for r in rows]]
-        nx, ny = now[:, 0], now[:, 1]
+        nx = np.array([seen.xy[col][0] for col in cols])
+        ny = np.array([seen.xy[col][1] for col in cols])
         flipped = (nx[:, None] - nx) * ax + (ny[:, None] - ny) * ay < 0
-        for i, j in zip(*np.nonzero(close & flipped), strict=True):
+        pairs = np.nonzero(close & flipped)
+        for i, j in zip(pairs[0].tolist(), pairs[1].tolist(), strict=True):
             if i > j:
                 continue  # each pair once
             a, b = rows[i], rows[j]
@@ -519,18 +522,19 @@ class Tracker:
     ) -> None:
         """`_update_seen` for each matched ball, with how far each resting ball's detection
         lies from its rest spot found for all of them in one array step."""
-        resting = [
-            (row, col)
-            for row, col in matches.items()
-            if self._tracks[row].status in ON_TABLE and _resting(self._tracks[row])
-        ]
+        resting, step_x, step_y = [], [], []
+        for row, col in matches.items():
+            track = self._tracks[row]
+            if track.status in ON_TABLE and _resting(track):
+                x, y = seen.xy[col]
+                rest_x, rest_y = track.rest_pos
+                resting.append(row)
+                step_x.append(x - rest_x)
+                step_y.append(y - rest_y)
         moved: dict[int, float] = {}
         if resting:
-            spots = [v for row, _ in resting for v in self._tracks[row].rest_pos]
-            step = seen.z[[col for _, col in resting]] - np.array(spots).reshape(-1, 2)
-            moved = dict(
-                zip((r for r, _ in resting), np.hypot(step[:, 0], step[:, 1]).tolist(), strict=True)
-            )
+            gaps = np.hypot(np.array(step_x), np.array(step_y)).tolist()
+            moved = dict(zip(resting, gaps, strict=True))
         for row, col in matches.items():
             self._update_seen(row, col, seen, moved.get(row), t, dt)
 
