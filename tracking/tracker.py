@@ -142,7 +142,7 @@ class _Sightings:
 
     Attributes:
         det: The detections.
-        z: (n, 2) a read-only copy of their centres: tracks keep rows of it.
+        z: (n, 2) their centres (`Detections.positions`; no track keeps a row of it).
         xy: Their centres as [x, y] floats.
         sigma: Their position sigmas.
         radius: Their apparent radii in pixels.
@@ -232,8 +232,7 @@ class Tracker:
     # -- steps ----------------------------------------------------------------------------------
 
     def _sightings(self, det: Detections) -> _Sightings:
-        z = det.positions.copy()
-        z.setflags(write=False)
+        z = det.positions
         xy = z.tolist()
         hx, hy = self._geo.hx, self._geo.hy
         return _Sightings(
