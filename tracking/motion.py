@@ -132,17 +132,24 @@ class BallFilter:
         # Rolling resistance slows the ball but never turns it round within one step.
         decel = min(self.config.rolling_decel, speed / dt) / speed if speed > 0 else 0.0
         half_dt2 = 0.5 * dt * dt
+        ax, ay = -decel * vx, -decel * vy
         m = p.tolist()
-        x0, v0, p00, p01, p11 = _predict_axis(
-            x0, vx, m[0][0], m[0][1], m[1][1], dt, half_dt2, -decel * vx, q[0], q[1], q[2]
+        # Per axis, state (s, v) with covariance [[ss, sv], [sv, vv]]: x = F x + B u and
+        # P = F P F' + Q in closed form.
+        cross_x = m[0][1] + dt * m[1][1]
+        cross_y = m[2][3] + dt * m[3][3]
+        x[:, 0] = (
+            x0 + (dt * vx + half_dt2 * ax),
+            vx + dt * ax,
+            x1 + (dt * vy + half_dt2 * ay),
+            vy + dt * ay,
         )
-        x1, v1, p22, p23, p33 = _predict_axis(
-            x1, vy, m[2][2], m[2][3], m[3][3], dt, half_dt2, -decel * vy, q[3], q[4], q[5]
-        )
-        x[:, 0] = (x0, v0, x1, v1)
-        p[0, 0], p[1, 1], p[2, 2], p[3, 3] = p00, p11, p22, p33
-        p[0, 1] = p[1, 0] = p01
-        p[2, 3] = p[3, 2] = p23
+        p[0, 0] = m[0][0] + (dt * (m[0][1] + cross_x) + q[0])
+        p[0, 1] = p[1, 0] = cross_x + q[1]
+        p[1, 1] = m[1][1] + q[2]
+        p[2, 2] = m[2][2] + (dt * (m[2][3] + cross_y) + q[3])
+        p[2, 3] = p[3, 2] = cross_y + q[4]
+        p[3, 3] = m[3][3] + q[5]
 
     def predict_still(self, dt: float) -> None:
         """`predict` for a ball at rest: its velocity is pinned to zero, so only the tiny
@@ -231,31 +238,6 @@ class BallFilter:
         """Re-seed at ``z`` with the velocity of the last measured step (a contact happened)."""
         velocity = (z - previous) / dt if dt > 0 else self.velocity
         self.seed(z, velocity, sigma, speed_sigma=max(_SEED_SPEED_SIGMA / 3, 2 * sigma / dt))
-
-
-def _predict_axis(
-    pos: float,
-    vel: float,
-    pp: float,
-    pv: float,
-    vv: float,
-    dt: float,
-    half_dt2: float,
-    accel: float,
-    q_pp: float,
-    q_pv: float,
-    q_vv: float,
-) -> tuple[float, float, float, float, float]:
-    """One axis of `BallFilter.predict`: x = Fx + Bu and P = FPF' + Q for the state (position,
-    velocity) with covariance [[pp, pv], [pv, vv]]; the new position, velocity, pp, pv, vv."""
-    cross = pv + dt * vv
-    return (
-        pos + (dt * vel + half_dt2 * accel),
-        vel + dt * accel,
-        pp + (dt * (pv + cross) + q_pp),
-        cross + q_pv,
-        vv + q_vv,
-    )
 
 
 def _update_axis(

@@ -401,7 +401,7 @@ class Tracker:
         rows = list(matched)
         if not rows:
             return
-        scores = id_cost[:, [matched[r] for r in rows]].T
+        scores = np.take(id_cost, [matched[r] for r in rows], axis=1).T
         tracks = [self._tracks[row] for row in rows]
         known = [k for k, track in enumerate(tracks) if track.name_score is not None]
         if len(known) == len(rows):
@@ -679,7 +679,7 @@ class Tracker:
             return
         recent.reverse()
         times = np.array([ti for ti, _ in recent], dtype=float)
-        pts = np.array([zi for _, zi in recent], dtype=float)
+        pts = np.array([v for _, zi in recent for v in zi], dtype=float).reshape(-1, 2)
         # (ndarray.mean is this sum and division, after a few microseconds of checks.)
         mean_t = np.add.reduce(times) / len(recent)
         mean_pt = np.add.reduce(pts, axis=0) / len(recent)
