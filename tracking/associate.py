@@ -61,25 +61,27 @@ def assign(
     dx = predicted[:, 0:1] - detections[None, :, 0]
     dy = predicted[:, 1:2] - detections[None, :, 1]
     d2 = dx * dx + dy * dy
-    s2 = variance[:, None] + det_variance[None, :]
-    nominal = 0.5 * d2 / s2 + 0.5 * np.log(s2)
+    half_d2 = 0.5 * d2
+    s2 = variance[:, None] + det_variance
+    nominal = half_d2 / s2 + 0.5 * np.log(s2)
     # Anywhere inside the gate the ball may have been struck or hit since: a broad second
     # hypothesis, a few nats dearer than the prediction, keeps such a ball matched.
-    kick2 = (gate[:, None] / 3.0) ** 2 + det_variance[None, :]
-    kicked = _KICK_COST + 0.5 * d2 / kick2 + 0.5 * np.log(kick2)
-    position = np.minimum(nominal, kicked)
-    unknown_pos = np.isnan(d2)
-    position[unknown_pos] = free_position_cost
-    cost = position + id_cost[candidates]
-    # (An unknown position's nan distance is never outside the gate.)
-    outside = d2 > gate[:, None] ** 2
-    cost[outside | ~np.isfinite(cost)] = _FORBIDDEN
-    if elsewhere is not None:
-        cost = np.minimum(cost, np.where(np.isfinite(elsewhere), elsewhere, _FORBIDDEN))
-    # One "unseen" column per ball, only its own.
+    kick2 = ((gate / 3.0) ** 2)[:, None] + det_variance
+    kicked = _KICK_COST + half_d2 / kick2 + 0.5 * np.log(kick2)
+    # One "unseen" column per ball, only its own: the matrix is built in place.
     full = np.full((m, n + m), _FORBIDDEN)
-    full[:, :n] = cost
-    full[np.arange(m), n + np.arange(m)] = miss_cost
+    cost = full[:, :n]
+    np.minimum(nominal, kicked, out=cost)
+    cost[np.isnan(d2)] = free_position_cost
+    cost += id_cost[candidates]
+    # (An unknown position's nan distance is never outside the gate.)
+    cost[(d2 > (gate**2)[:, None]) | ~np.isfinite(cost)] = _FORBIDDEN
+    if elsewhere is not None:
+        np.minimum(cost, np.where(np.isfinite(elsewhere), elsewhere, _FORBIDDEN), out=cost)
+    full.reshape(-1)[n :: n + m + 1] = miss_cost  # (i, n + i) for each ball i
     rows, cols = linear_sum_assignment(full)
-    taken = (cols < n) & (full[rows, cols] < _FORBIDDEN)
-    return dict(zip(rows[taken].tolist(), cols[taken].tolist(), strict=True))
+    return {
+        r: c
+        for r, c, v in zip(rows.tolist(), cols.tolist(), full[rows, cols].tolist(), strict=True)
+        if c < n and v < _FORBIDDEN
+    }

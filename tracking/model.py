@@ -36,10 +36,12 @@ class BallStatus(StrEnum):
     @property
     def on_table(self) -> bool:
         """True while the ball is on the playing surface (seen or not)."""
-        return self in _ON_TABLE
+        return self in ON_TABLE
 
 
-_ON_TABLE = frozenset({BallStatus.AT_REST, BallStatus.MOVING, BallStatus.HIDDEN})
+ON_TABLE = frozenset({BallStatus.AT_REST, BallStatus.MOVING, BallStatus.HIDDEN})
+"""The statuses of a ball on the playing surface (`BallStatus.on_table`), for loops that ask
+every ball every frame."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,10 +202,14 @@ class TrackFrame:
             elif a.shape[0] != len(BALLS):
                 raise ValueError(f"track frame {self.frame}: {name} has {a.shape[0]} rows")
             a.setflags(write=False)
-        on = np.array([s.on_table for s in self.status])
-        speed = np.hypot(self.velocities[:, 0], self.velocities[:, 1])
-        hidden = np.array([s is BallStatus.HIDDEN for s in self.status])
-        moving = np.array([s is BallStatus.MOVING for s in self.status]) | (hidden & (speed > 0))
+        status = self.status
+        rolling, hidden_status = BallStatus.MOVING, BallStatus.HIDDEN
+        on = np.array([s in ON_TABLE for s in status])
+        moving = np.array([s is rolling for s in status])
+        if hidden_status in status:
+            hidden = np.array([s is hidden_status for s in status])
+            speed = np.hypot(self.velocities[:, 0], self.velocities[:, 1])
+            moving |= hidden & (speed > 0)
         object.__setattr__(self, "_on_table", on)
         object.__setattr__(self, "_moving", moving)
 

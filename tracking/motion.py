@@ -19,6 +19,9 @@ from tracking.model import TrackerConfig
 
 _H = np.array([[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]])
 
+_NOISE_ENTRIES = ((0, 0), (0, 1), (1, 1), (2, 2), (2, 3), (3, 3))
+"""The entries of Q that `BallFilter.predict` uses: each axis's own 2x2 block."""
+
 _SEED_SPEED_SIGMA = 3000.0
 """Velocity standard deviation (mm/s) of a freshly seeded filter: we know little."""
 
@@ -30,13 +33,31 @@ class BallFilter:
         self.config = config
         self.kf = KalmanFilter(dim_x=4, dim_z=2)
         self.kf.H = _H.copy()
-        self._noise_cache: dict[tuple[float, float], np.ndarray] = {}
+        self._noise: dict[tuple[float, float], tuple[float, ...]] = {}
+        self._noise_by_step: dict[tuple[float, float], tuple[float, ...]] = {}
         self.seed(position, np.zeros(2), sigma, speed_sigma=1.0)
 
     @property
     def position(self) -> np.ndarray:
         """(2,) filtered centre, mm."""
         return self.kf.x[0::2, 0]
+
+    @property
+    def xy(self) -> tuple[float, float]:
+        """The filtered centre as two floats, mm."""
+        x = self.kf.x
+        return (float(x[0, 0]), float(x[2, 0]))
+
+    def state_and_sigma(self) -> tuple[float, float, float, float, float]:
+        """The state (x, vx, y, vy) and `position_sigma` as floats in one step."""
+        x0, v0, x1, v1 = self.kf.x.ravel().tolist()
+        p = self.kf.P
+        return (x0, v0, x1, v1, math.sqrt(0.5 * (float(p[0, 0]) + float(p[2, 2]))))
+
+    def centre_and_sigma(self) -> tuple[float, float, float]:
+        """`xy` and `position_sigma` in one step, for the loops over every ball."""
+        x, p = self.kf.x, self.kf.P
+        return (float(x[0, 0]), float(x[2, 0]), math.sqrt(0.5 * (float(p[0, 0]) + float(p[2, 2]))))
 
     @property
     def velocity(self) -> np.ndarray:
@@ -51,7 +72,8 @@ class BallFilter:
     @property
     def position_sigma(self) -> float:
         """Isotropic position standard deviation, mm."""
-        return float(np.sqrt(0.5 * (self.kf.P[0, 0] + self.kf.P[2, 2])))
+        p = self.kf.P
+        return math.sqrt(0.5 * (float(p[0, 0]) + float(p[2, 2])))
 
     def seed(
         self, position: np.ndarray, velocity: np.ndarray, sigma: float, speed_sigma: float
@@ -69,12 +91,21 @@ class BallFilter:
         self.kf.P[3, :] = 0.0
         self.kf.P[:, 3] = 0.0
 
-    def _process_noise(self, dt: float, accel_sigma: float) -> np.ndarray:
-        key = (round(dt, 6), accel_sigma)
-        q = self._noise_cache.get(key)
+    def _process_noise(self, dt: float, accel_sigma: float) -> tuple[float, ...]:
+        """`Q_discrete_white_noise`'s entries per axis (q[i, i], q[i, i+1], q[i+1, i+1] for
+        i = 0, 2): each ball keeps the Q its first step of about this length (to a
+        microsecond) was given. Looked up by the exact step first: rounding it costs a
+        microsecond, and the frame step is nearly always the same."""
+        q = self._noise_by_step.get((dt, accel_sigma))
         if q is None:
-            q = Q_discrete_white_noise(dim=2, dt=dt, var=accel_sigma**2, block_size=2)
-            self._noise_cache[key] = q
+            key = (round(dt, 6), accel_sigma)
+            q = self._noise.get(key)
+            if q is None:
+                m = Q_discrete_white_noise(dim=2, dt=dt, var=accel_sigma**2, block_size=2)
+                q = self._noise[key] = tuple(float(m[a, b]) for a, b in _NOISE_ENTRIES)
+            if len(self._noise_by_step) > 64:
+                self._noise_by_step.clear()
+            self._noise_by_step[(dt, accel_sigma)] = q
         return q
 
     def predict(self, dt: float, at_rest: bool, near_contact: bool) -> None:
@@ -84,51 +115,106 @@ class BallFilter:
         The two axes never mix: F, Q, H and R are block-diagonal by axis and every seed is,
         so P stays so, and each axis is a 2-state filter in closed form. filterpy's general
         form costs about five times as much, and it runs for every moving ball every frame.
+        (Plain floats: numpy's scalars cost several times as much per operation and round the
+        same.)
         """
         if dt <= 0:
             return
-        x, p = self.kf.x, self.kf.P
         if at_rest:
-            p[0, 0] += self.config.rest_noise**2 * dt**2
-            p[2, 2] += self.config.rest_noise**2 * dt**2
+            self.predict_still(dt)
             return
+        x, p = self.kf.x, self.kf.P
         q = self._process_noise(
             dt, self.config.contact_noise if near_contact else self.config.accel_noise
         )
-        vx, vy = x[1, 0], x[3, 0]
-        speed = self.speed
+        x0, vx, x1, vy = x.ravel().tolist()
+        speed = math.hypot(vx, vy)
         # Rolling resistance slows the ball but never turns it round within one step.
         decel = min(self.config.rolling_decel, speed / dt) / speed if speed > 0 else 0.0
-        for i, accel in ((0, -decel * vx), (2, -decel * vy)):
-            v = i + 1
-            x[i, 0] += dt * x[v, 0] + 0.5 * dt * dt * accel
-            x[v, 0] += dt * accel
-            cross = p[i, v] + dt * p[v, v]
-            p[i, i] += dt * (p[i, v] + cross) + q[i, i]
-            p[i, v] = p[v, i] = cross + q[i, v]
-            p[v, v] += q[v, v]
+        half_dt2 = 0.5 * dt * dt
+        ax, ay = -decel * vx, -decel * vy
+        m = p.tolist()
+        # Per axis, state (s, v) with covariance [[ss, sv], [sv, vv]]: x = F x + B u and
+        # P = F P F' + Q in closed form.
+        cross_x = m[0][1] + dt * m[1][1]
+        cross_y = m[2][3] + dt * m[3][3]
+        x[:, 0] = (
+            x0 + (dt * vx + half_dt2 * ax),
+            vx + dt * ax,
+            x1 + (dt * vy + half_dt2 * ay),
+            vy + dt * ay,
+        )
+        p[0, 0] = m[0][0] + (dt * (m[0][1] + cross_x) + q[0])
+        p[0, 1] = p[1, 0] = cross_x + q[1]
+        p[1, 1] = m[1][1] + q[2]
+        p[2, 2] = m[2][2] + (dt * (m[2][3] + cross_y) + q[3])
+        p[2, 3] = p[3, 2] = cross_y + q[4]
+        p[3, 3] = m[3][3] + q[5]
 
-    def update_still(self, z: np.ndarray, sigma: float) -> None:
-        """Fuse a measurement of a ball at rest: the filter's update with the velocity pinned
-        at zero, in closed form (each axis is a scalar Kalman gain), because most balls rest
-        most of the time and this runs for each of them every frame."""
+    def predict_still(self, dt: float) -> None:
+        """`predict` for a ball at rest: its velocity is pinned to zero, so only the tiny
+        rest noise is added to its position variance."""
+        if dt <= 0:
+            return
+        still = self.config.rest_noise**2 * dt**2
+        p = self.kf.P
+        p[0, 0] += still
+        p[2, 2] += still
+
+    def update_still(self, z0: float, z1: float, sigma: float) -> tuple[float, float]:
+        """Fuse a measurement (``z0``, ``z1``) of a ball at rest: the filter's update with the
+        velocity pinned at zero, in closed form (each axis is a scalar Kalman gain), because
+        most balls rest most of the time and this runs for each of them every frame.
+
+        Returns:
+            The filtered centre after the update.
+        """
         r2 = sigma * sigma
-        for i, j in ((0, 0), (2, 1)):
-            p = self.kf.P[i, i]
-            gain = p / (p + r2)
-            self.kf.x[i, 0] += gain * (z[j] - self.kf.x[i, 0])
-            self.kf.P[i, i] = (1.0 - gain) * p
-        self.kf.P[0, 2] = self.kf.P[2, 0] = 0.0
-        self.kf.x[1, 0] = self.kf.x[3, 0] = 0.0
+        x, p = self.kf.x, self.kf.P
+        x0, _, x1, _ = x.ravel().tolist()
+        p00, p22 = float(p[0, 0]), float(p[2, 2])
+        gain0 = p00 / (p00 + r2)
+        gain1 = p22 / (p22 + r2)
+        x0, x1 = x0 + gain0 * (z0 - x0), x1 + gain1 * (z1 - x1)
+        x[:, 0] = (x0, 0.0, x1, 0.0)
+        p[0, 0] = (1.0 - gain0) * p00
+        p[2, 2] = (1.0 - gain1) * p22
+        p[0, 2] = p[2, 0] = 0.0
+        return (x0, x1)
 
     def innovation_nis(self, z: np.ndarray, sigma: float) -> float:
         """Normalised innovation squared of a measurement against the prediction."""
-        p = self.kf.P
-        a, b, d = p[0, 0] + sigma * sigma, p[0, 2], p[2, 2] + sigma * sigma
-        y0, y1 = z[0] - self.kf.x[0, 0], z[1] - self.kf.x[2, 0]
-        det = a * d - b * b
-        # The 2x2 inverse in closed form: this runs for every moving ball every frame.
-        return float((d * y0 * y0 - 2 * b * y0 * y1 + a * y1 * y1) / det)
+        p, x = self.kf.P, self.kf.x
+        return _nis(
+            float(p[0, 0]),
+            float(p[0, 2]),
+            float(p[2, 2]),
+            float(z[0]) - float(x[0, 0]),
+            float(z[1]) - float(x[2, 0]),
+            sigma * sigma,
+        )
+
+    def update_if_explained(self, z0: float, z1: float, sigma: float, max_nis: float) -> bool:
+        """`update` with the measurement (``z0``, ``z1``) unless its `innovation_nis` is over
+        ``max_nis``: then the model cannot explain it (a contact turned the ball) and the
+        filter is left for the caller to re-seed. The state is read once for both.
+
+        Returns:
+            Whether the measurement was fused.
+        """
+        x, p = self.kf.x, self.kf.P
+        x0, v0, x1, v1 = x.ravel().tolist()
+        m = p.tolist()
+        r2 = sigma * sigma
+        if _nis(m[0][0], m[0][2], m[2][2], z0 - x0, z1 - x1, r2) > max_nis:
+            return False
+        x0, v0, p00, p01, p11 = _update_axis(x0, v0, m[0][0], m[0][1], m[1][1], z0, r2)
+        x1, v1, p22, p23, p33 = _update_axis(x1, v1, m[2][2], m[2][3], m[3][3], z1, r2)
+        x[:, 0] = (x0, v0, x1, v1)
+        p[0, 0], p[1, 1], p[2, 2], p[3, 3] = p00, p11, p22, p33
+        p[0, 1] = p[1, 0] = p01
+        p[2, 3] = p[3, 2] = p23
+        return True
 
     def update(self, z: np.ndarray, sigma: float) -> None:
         """Fuse one position measurement (mm) with standard deviation ``sigma``.
@@ -139,18 +225,40 @@ class BallFilter:
         """
         x, p = self.kf.x, self.kf.P
         r2 = sigma * sigma
-        for i, measured in ((0, z[0]), (2, z[1])):
-            v = i + 1
-            pp, pv = p[i, i], p[i, v]
-            s = pp + r2
-            innovation = measured - x[i, 0]
-            x[i, 0] += pp / s * innovation
-            x[v, 0] += pv / s * innovation
-            p[i, i] = pp - pp * pp / s
-            p[i, v] = p[v, i] = pv - pp * pv / s
-            p[v, v] -= pv * pv / s
+        x0, v0, x1, v1 = x.ravel().tolist()
+        m = p.tolist()
+        x0, v0, p00, p01, p11 = _update_axis(x0, v0, m[0][0], m[0][1], m[1][1], float(z[0]), r2)
+        x1, v1, p22, p23, p33 = _update_axis(x1, v1, m[2][2], m[2][3], m[3][3], float(z[1]), r2)
+        x[:, 0] = (x0, v0, x1, v1)
+        p[0, 0], p[1, 1], p[2, 2], p[3, 3] = p00, p11, p22, p33
+        p[0, 1] = p[1, 0] = p01
+        p[2, 3] = p[3, 2] = p23
 
     def reseed_from(self, z: np.ndarray, previous: np.ndarray, dt: float, sigma: float) -> None:
         """Re-seed at ``z`` with the velocity of the last measured step (a contact happened)."""
         velocity = (z - previous) / dt if dt > 0 else self.velocity
         self.seed(z, velocity, sigma, speed_sigma=max(_SEED_SPEED_SIGMA / 3, 2 * sigma / dt))
+
+
+def _update_axis(
+    pos: float, vel: float, pp: float, pv: float, vv: float, measured: float, r2: float
+) -> tuple[float, float, float, float, float]:
+    """One axis of `BallFilter.update`: the scalar innovation, the gain P H'/S and P - K H P;
+    the new position, velocity, pp, pv, vv."""
+    s = pp + r2
+    innovation = measured - pos
+    return (
+        pos + pp / s * innovation,
+        vel + pv / s * innovation,
+        pp - pp * pp / s,
+        pv - pp * pv / s,
+        vv - pv * pv / s,
+    )
+
+
+def _nis(p00: float, p02: float, p22: float, y0: float, y1: float, r2: float) -> float:
+    """The innovation (``y0``, ``y1``)'s squared Mahalanobis length under S = P_xy + r2 I: the
+    2x2 inverse in closed form (this runs for every moving ball every frame)."""
+    a, b, d = p00 + r2, p02, p22 + r2
+    det = a * d - b * b
+    return (d * y0 * y0 - 2 * b * y0 * y1 + a * y1 * y1) / det

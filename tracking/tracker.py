@@ -25,6 +25,7 @@ from tracking.associate import assign, identity_cost
 from tracking.geometry import TableCache
 from tracking.model import (
     BALLS,
+    ON_TABLE,
     BallStatus,
     Departure,
     Displacement,
@@ -35,6 +36,15 @@ from tracking.motion import BallFilter
 from vision.detections import Detections
 
 log = logging.getLogger(__name__)
+
+# The statuses as plain module names: an enum member looked up on its class costs a fifth of
+# a microsecond, and the per-ball loops ask about every ball several times a frame.
+_AT_REST = BallStatus.AT_REST
+_MOVING = BallStatus.MOVING
+_HIDDEN = BallStatus.HIDDEN
+_UNSEEN = BallStatus.UNSEEN
+_POCKETED = BallStatus.POCKETED
+_OFF_TABLE = BallStatus.OFF_TABLE
 
 _MISS_COST = 14.0
 _FREE_POSITION_COST = 6.0
@@ -94,12 +104,12 @@ pocket's mouth when it was last seen."""
 
 @dataclass
 class _Track:
-    status: BallStatus = BallStatus.UNSEEN
+    status: BallStatus = _UNSEEN
     kf: BallFilter | None = None
-    rest_pos: np.ndarray | None = None
+    rest_pos: tuple[float, float] | None = None
     rest_since: float = math.nan
     last_seen: float = -math.inf
-    last_z: np.ndarray | None = None
+    last_z: tuple[float, float] | None = None
     last_sigma: float = 2.0
     moving_before_hidden: bool = False
     pending_start: int = 0
@@ -107,11 +117,11 @@ class _Track:
     radius_px: float = math.nan
     ground_radius: float = math.nan
     sightings: int = 0
-    anchor: np.ndarray | None = None
+    anchor: tuple[float, float] | None = None
     hidden_at: float = math.nan
     reseen_at: float = math.nan
     reseen: list = field(default_factory=list)
-    adopted_from: BallStatus = BallStatus.UNSEEN
+    adopted_from: BallStatus = _UNSEEN
     adopted_at: float = math.nan
     entered: PocketId | None = None
     seen_count: int = 0
@@ -122,6 +132,31 @@ class _Track:
     """Each ball's identity cost over its recent sightings, older ones fading (`_NAME_MEMORY`):
     what vision has been calling this ball lately."""
     history: deque = field(default_factory=lambda: deque(maxlen=64))
+    """(time, [x, y]) of its latest sightings, oldest first: the rest test fits its tail."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _Sightings:
+    """One frame's detections as the per-ball steps read them, made once per frame: a value
+    read from a numpy array costs several times what a float from a list does.
+
+    Attributes:
+        det: The detections.
+        z: (n, 2) their centres (`Detections.positions`; no track keeps a row of it).
+        xy: Their centres as [x, y] floats.
+        sigma: Their position sigmas.
+        radius: Their apparent radii in pixels.
+        edge: Each centre's distance to the nearest cushion line (`TableCache.edge_gap`).
+        unknown: (n,) `Detections.unknown`.
+    """
+
+    det: Detections
+    z: np.ndarray
+    xy: list[list[float]]
+    sigma: list[float]
+    radius: list[float]
+    edge: list[float]
+    unknown: np.ndarray
 
 
 @dataclass
@@ -131,9 +166,16 @@ class _Pending:
 
 
 def _resting(track: _Track) -> bool:
-    return track.status is BallStatus.AT_REST or (
-        track.status is BallStatus.HIDDEN and not track.moving_before_hidden
-    )
+    return track.status is _AT_REST or (track.status is _HIDDEN and not track.moving_before_hidden)
+
+
+def _rolling(tracks: list[_Track]) -> bool:
+    """Whether any ball on the table is not `_resting`: moving, or hidden while moving."""
+    for track in tracks:
+        status = track.status
+        if status is _MOVING or (status is _HIDDEN and track.moving_before_hidden):
+            return True
+    return False
 
 
 class Tracker:
@@ -175,68 +217,105 @@ class Tracker:
         self._pending.extend(_Pending(s, t) for s in signals)
         self._displaced: list[Displacement] = []
         self._predict(dt)
-        matches = self._associate(detections, dt)
-        for row, col in matches.items():
-            self._update_seen(row, detections, col, t, dt)
+        seen = self._sightings(detections)
+        matches = self._associate(seen, dt)
+        if matches:
+            self._update_all_seen(matches, seen, t, dt)
         departures: list[Departure] = []
         self._seen_at = [self._tracks[row].last_z for row in matches]
         for row, track in enumerate(self._tracks):
-            if row not in matches and track.status.on_table:
+            if row not in matches and track.status in ON_TABLE:
                 self._update_unseen(row, track, detections, t, departures)
         departures.extend(self._fuse_signals(t))
-        return self._frame(detections, matches, tuple(departures))
+        return self._frame(seen, matches, tuple(departures))
 
     # -- steps ----------------------------------------------------------------------------------
 
+    def _sightings(self, det: Detections) -> _Sightings:
+        z = det.positions
+        xy = z.tolist()
+        hx, hy = self._geo.hx, self._geo.hy
+        return _Sightings(
+            det,
+            z,
+            xy,
+            det.sigma.tolist(),
+            det.radius_px.tolist(),
+            [min(hx - abs(x), hy - abs(y)) for x, y in xy],  # TableCache.edge_gap, for each
+            det.unknown,
+        )
+
     def _predict(self, dt: float) -> None:
-        live = [r for r, t in enumerate(self._tracks) if t.status.on_table and t.kf is not None]
+        if dt <= 0:
+            return  # (a filter predicts nothing over no time)
+        live = [t for t in self._tracks if t.status in ON_TABLE and t.kf is not None]
         if not live:
             return
-        pos = np.array([self._tracks[r].kf.position for r in live])
+        if not _rolling(self._tracks):
+            # Nothing rolls: no ball needs to know whether it is near another or a cushion.
+            for track in live:
+                track.kf.predict_still(dt)
+            return
+        xy = [track.kf.xy for track in live]
+        px, py = np.array([x for x, _ in xy]), np.array([y for _, y in xy])
         d = self.table.ball_diameter
-        gaps = np.hypot(*(pos[:, None, :] - pos[None, :, :]).transpose(2, 0, 1))
+        gaps = np.hypot(px[:, None] - px, py[:, None] - py)
         np.fill_diagonal(gaps, np.inf)
-        crowded = gaps.min(axis=1) < 2.5 * d
-        for i, row in enumerate(live):
-            track = self._tracks[row]
-            at_rest = _resting(track)
-            near = not at_rest and (crowded[i] or self._geo.edge_gap(pos[i, 0], pos[i, 1]) < 2 * d)
-            track.kf.predict(dt, at_rest, near)
+        crowded = (gaps.min(axis=1) < 2.5 * d).tolist()
+        for track, (x, y), crowd in zip(live, xy, crowded, strict=True):
+            if _resting(track):
+                track.kf.predict_still(dt)
+            else:
+                track.kf.predict(dt, False, crowd or self._geo.edge_gap(x, y) < 2 * d)
 
-    def _associate(self, detections: Detections, dt: float) -> dict[int, int]:
+    def _associate(self, seen: _Sightings, dt: float) -> dict[int, int]:
+        detections = seen.det
         if len(detections) == 0:
             return {}
         t = detections.time
-        rows, predicted, variance, gate, miss, tentative = [], [], [], [], [], []
+        rows, variance, gate, miss, tentative = [], [], [], [], []
+        predicted = []  # each candidate's predicted x and y in turn
+        special = []  # (index, row) of balls hidden at rest or off the table
         # Balls come onto the table by hand, between shots: while a ball rolls, a detection no
         # track takes is a misnamed moving ball or a ghost, never a new or re-spotted ball.
-        rolling = any(not _resting(t) for t in self._tracks if t.status.on_table)
+        rolling = _rolling(self._tracks)
+        max_speed = self.config.max_speed
         for row, track in enumerate(self._tracks):
-            if track.status.on_table:
-                sigma = track.kf.position_sigma
-                since = max(dt, t - track.last_seen)
-                g = self.config.max_speed * since + 4 * (sigma + track.last_sigma) + 10.0
-                if track.entered is not None and track.status is BallStatus.HIDDEN:
-                    # Lost inside a pocket opening: it can only come back out of that opening.
-                    g = min(g, _POCKET_REACH_D * self.table.ball_diameter)
+            status = track.status
+            if status in ON_TABLE:
+                kf = track.kf
+                x, y, sigma = kf.centre_and_sigma()
+                last_sigma = track.last_sigma
+                since = t - track.last_seen
+                if not since > dt:  # (max(dt, since), without the call)
+                    since = dt
+                g = max_speed * since + 4 * (sigma + last_sigma) + 10.0
+                if status is _HIDDEN:
+                    if track.entered is not None:
+                        # Lost inside a pocket opening: it can only come back out of it.
+                        g = min(g, _POCKET_REACH_D * self.table.ball_diameter)
+                    if not track.moving_before_hidden:
+                        special.append((len(rows), row))
                 rows.append(row)
-                predicted.append(track.kf.position)
-                variance.append(sigma**2)
+                predicted += (x, y)
+                s2 = sigma**2
+                variance.append(s2)
                 gate.append(g)
-                miss.append(_MISS_COST + math.log(sigma**2 + track.last_sigma**2) * 0.5)
+                miss.append(_MISS_COST + math.log(s2 + last_sigma**2) * 0.5)
                 tentative.append(not rolling and track.seen_count < _CONFIRM_SIGHTINGS)
             elif not rolling and (
-                track.status is BallStatus.UNSEEN or t - track.gone_at >= self.config.respawn_after
+                track.status is _UNSEEN or t - track.gone_at >= self.config.respawn_after
             ):
+                special.append((len(rows), row))
                 rows.append(row)
-                predicted.append((math.nan, math.nan))
+                predicted += (math.nan, math.nan)
                 variance.append(1.0)
                 gate.append(math.inf)
                 miss.append(_MISS_COST)
                 tentative.append(False)
         if not rows:
             return {}
-        id_cost = identity_cost(detections.identity, detections.unknown)
+        id_cost = identity_cost(detections.identity, seen.unknown)
         named = id_cost.copy()  # before new balls' weak names are ruled out below
         # A new or re-spotted ball needs its identity from vision, not just a free detection.
         p_id = detections.identity
@@ -245,8 +324,10 @@ class Tracker:
         # when the table is first seen.
         first = t == self._time_first
         in_pocket = np.zeros(len(detections), dtype=bool)
-        for j in np.flatnonzero(self._geo.near_edge(detections.positions, self._geo.d)):
-            in_pocket[j] = self._dropped(*detections.positions[j], first)
+        geo = self._geo
+        for j, ((x, y), edge) in enumerate(zip(seen.xy, seen.edge, strict=True)):
+            if edge <= geo.d:  # only near a cushion line is a pocket opening
+                in_pocket[j] = self._dropped(x, y, first)
         elsewhere = None
         if any(tentative):
             elsewhere = np.full((len(rows), len(detections)), np.inf)
@@ -254,21 +335,23 @@ class Tracker:
                 row = rows[i]
                 strong = (p_id[:, row] >= _NEW_ID) & ~in_pocket
                 elsewhere[i, strong] = _FREE_POSITION_COST + id_cost[row, strong]
-        predicted_at = np.array(predicted, dtype=float)
-        moved = self._moved_ball(
-            detections.positions, predicted_at[np.isfinite(predicted_at[:, 0])]
-        )
-        for i, row in enumerate(rows):
+        predicted_at = np.array(predicted, dtype=float).reshape(-1, 2)
+        moved = None
+        for i, row in special:
             track = self._tracks[row]
             status = track.status
-            if status is BallStatus.HIDDEN and not track.moving_before_hidden:
+            if status is _HIDDEN and not track.moving_before_hidden:
                 # A ball that lay still out of sight is seen again where it lay, or nudged: far
                 # from there only vision naming it surely moves it (a lone ghost detection
                 # elsewhere must not).
                 far = np.hypot(*(detections.positions - predicted_at[i]).T) > _HIDDEN_REACH_MM
                 id_cost[row, far & (p_id[:, row] < _RESPAWN_ID)] = np.inf
             elif not status.on_table:
-                need = _NEW_ID if status is BallStatus.UNSEEN else _RESPAWN_ID
+                if moved is None:
+                    moved = self._moved_ball(
+                        detections.positions, predicted_at[np.isfinite(predicted_at[:, 0])]
+                    )
+                need = _NEW_ID if status is _UNSEEN else _RESPAWN_ID
                 weak = (p_id[:, row] < need) | in_pocket | moved
                 if np.count_nonzero(~weak) > 1:
                     # Two detections named as one new ball: each ball exists once, so one is
@@ -293,10 +376,10 @@ class Tracker:
             if tentative[i] and math.dist(track.kf.position, detections.positions[col]) > gate[i]:
                 # Its first sightings were another ball's: start it again where it is.
                 log.debug("%s: tentative track moved to a detection named as it", BALLS[rows[i]])
-                track.status = BallStatus.UNSEEN
+                track.status = _UNSEEN
         self._rename_tentative(matched, named)
         self._rename_misnamed(matched, named)
-        return self._keep_order(matched, detections.positions, detections.radius_px)
+        return self._keep_order(matched, seen)
 
     def _rename_tentative(self, matched: dict[int, int], id_cost: np.ndarray) -> None:
         """A tentative track whose sightings, this one included, name a ball not on the table
@@ -318,15 +401,18 @@ class Tracker:
         rows = list(matched)
         if not rows:
             return
-        scores = id_cost[:, [matched[r] for r in rows]].T
-        for k, row in enumerate(rows):
-            track = self._tracks[row]
-            if track.name_score is not None:
-                scores[k] += _NAME_MEMORY * track.name_score
+        scores = np.take(id_cost, [matched[r] for r in rows], axis=1).T
+        tracks = [self._tracks[row] for row in rows]
+        known = [k for k, track in enumerate(tracks) if track.name_score is not None]
+        if len(known) == len(rows):
+            scores += _NAME_MEMORY * np.array([track.name_score for track in tracks])
+        elif known:
+            scores[known] += _NAME_MEMORY * np.array([tracks[k].name_score for k in known])
+        for k, track in enumerate(tracks):
             track.name_score = scores[k]
         # Only a track whose own name is this far behind another's can be renamed.
         behind = scores[np.arange(len(rows)), rows] - scores.min(axis=1) >= _RELABEL_COST
-        for k in np.flatnonzero(behind):
+        for k in behind.nonzero()[0].tolist():
             row = rows[k]
             if self._tracks[row].seen_count < _CONFIRM_SIGHTINGS:
                 continue
@@ -343,7 +429,7 @@ class Tracker:
         named = int(np.argmin(cost))
         if cost[row] - cost[named] < margin or named in matched:
             return None
-        if self._tracks[named].status is not BallStatus.UNSEEN:
+        if self._tracks[named].status is not _UNSEEN:
             return None
         self._tracks[row], self._tracks[named] = self._tracks[named], self._tracks[row]
         matched[named] = matched.pop(row)
@@ -370,9 +456,7 @@ class Tracker:
         d = self.table.ball_diameter
         return np.any((gaps > _SAME_SPOT_MM) & (gaps < _OVERLAP_D * d), axis=1)
 
-    def _keep_order(
-        self, matched: dict[int, int], z: np.ndarray, radius_px: np.ndarray
-    ) -> dict[int, int]:
+    def _keep_order(self, matched: dict[int, int], seen: _Sightings) -> dict[int, int]:
         """Balls on the cloth cannot pass through each other: when two balls close together, one
         of them moving, come out of the assignment in swapped order along the line between them,
         swap them back. Without this, look-alike balls trade ids whenever their predictions
@@ -380,23 +464,36 @@ class Tracker:
         tracks = self._tracks
         if all(_resting(tracks[r]) for r in matched):
             return matched
-        rows = [
-            r
-            for r in matched
-            if tracks[r].status.on_table
-            and tracks[r].last_z is not None
-            and not self._airborne(tracks[r], float(radius_px[matched[r]]))
-        ]
+        radius = seen.radius
+        rows, cols, rolling, last_x, last_y = [], [], [], [], []
+        for r, col in matched.items():
+            track = tracks[r]
+            if (
+                track.status in ON_TABLE
+                and track.last_z is not None
+                and not self._airborne(track, radius[col])
+            ):
+                rows.append(r)
+                cols.append(col)
+                rolling.append(not _resting(track))
+                x, y = track.last_z
+                last_x.append(x)
+                last_y.append(y)
         if len(rows) < 2:
             return matched
-        moving = np.array([not _resting(tracks[r]) for r in rows])
-        prev = np.array([tracks[r].last_z for r in rows])
-        now = z[[matched[r] for r in rows]]
-        axis = prev[:, None, :] - prev[None, :, :]
-        close = np.hypot(axis[..., 0], axis[..., 1]) < 2.5 * self.table.ball_diameter
-        close &= moving[:, None] | moving[None, :]
-        flipped = np.einsum("ijk,ijk->ij", now[:, None, :] - now[None, :, :], axis) < 0
-        for i, j in zip(*np.nonzero(close & flipped), strict=True):
+        moving = np.array(rolling)
+        # Each pair's last line (ax, ay) and its line now (nx, ny), axis by axis.
+        px, py = np.array(last_x), np.array(last_y)
+        ax, ay = px[:, None] - px, py[:, None] - py
+        close = np.hypot(ax, ay) < 2.5 * self.table.ball_diameter
+        close &= moving[:, None] | moving
+        if not close.any():
+            return matched
+        nx = np.array([seen.xy[col][0] for col in cols])
+        ny = np.array([seen.xy[col][1] for col in cols])
+        flipped = (nx[:, None] - nx) * ax + (ny[:, None] - ny) * ay < 0
+        pairs = np.nonzero(close & flipped)
+        for i, j in zip(pairs[0].tolist(), pairs[1].tolist(), strict=True):
             if i > j:
                 continue  # each pair once
             a, b = rows[i], rows[j]
@@ -419,50 +516,82 @@ class Tracker:
         elif radius_px <= track.ground_radius * (1 + (self.config.airborne_growth - 1) / 2):
             track.ground_radius += _RADIUS_FOLLOW * (radius_px - track.ground_radius)
 
-    def _update_seen(self, row: int, det: Detections, col: int, t: float, dt: float) -> None:
+    def _update_all_seen(
+        self, matches: dict[int, int], seen: _Sightings, t: float, dt: float
+    ) -> None:
+        """`_update_seen` for each matched ball, with how far each resting ball's detection
+        lies from its rest spot found for all of them in one array step."""
+        resting, step_x, step_y = [], [], []
+        for row, col in matches.items():
+            track = self._tracks[row]
+            if track.status in ON_TABLE and _resting(track):
+                x, y = seen.xy[col]
+                rest_x, rest_y = track.rest_pos
+                resting.append(row)
+                step_x.append(x - rest_x)
+                step_y.append(y - rest_y)
+        moved: dict[int, float] = {}
+        if resting:
+            gaps = np.hypot(np.array(step_x), np.array(step_y)).tolist()
+            moved = dict(zip(resting, gaps, strict=True))
+        for row, col in matches.items():
+            self._update_seen(row, col, seen, moved.get(row), t, dt)
+
+    def _update_seen(
+        self, row: int, col: int, seen: _Sightings, moved: float | None, t: float, dt: float
+    ) -> None:
+        """Fold detection ``col`` into the track at ``row`` (``moved``: how far it lies from
+        the ball's rest spot, for a resting ball; None for the others)."""
         track = self._tracks[row]
-        z = det.positions[col]
-        sigma = float(det.sigma[col])
-        self._update_radius(track, float(det.radius_px[col]))
-        if not track.status.on_table:
+        z, xy, sigma = seen.z[col], seen.xy[col], seen.sigma[col]
+        self._update_radius(track, seen.radius[col])
+        if track.status not in ON_TABLE:
             # The balls of the first frame were set up before it: no ghosts among them.
             trusted = self._time_first == t
             track.adopted_from, track.sightings = track.status, _GHOST_SIGHTINGS * trusted
             track.adopted_at = t
             track.kf = BallFilter(z, sigma, self.config)
-            track.status = BallStatus.AT_REST
-            track.rest_pos = z.copy()
+            track.status = _AT_REST
+            track.rest_pos = (xy[0], xy[1])
             track.rest_since = t
             track.history.clear()
             track.seen_count = 0
             track.id_cost = np.zeros(len(BALLS))
-        elif _resting(track):
-            self._update_resting(track, z, sigma, t, dt)
+        elif moved is not None:
+            self._update_resting(track, z, xy, sigma, moved, t, dt)
         else:
-            self._update_moving(track, z, sigma, t)
-        x, y = z
-        if self._geo.edge_gap(x, y) > self._geo.d:
+            self._update_moving(track, z, xy, sigma, t)
+        x, y = xy
+        geo = self._geo
+        if seen.edge[col] > geo.d:
             track.entered = None  # well inside: in no opening, on the cloth
-        elif (inside := self._geo.pocket_at(x, y)) is not None:
+        elif (inside := geo.pocket_at(x, y)) is not None:
             track.entered = inside
-        elif self._geo.on_surface(x, y):
+        elif geo.on_surface(x, y):
             track.entered = None
         if track.id_cost is not None and track.seen_count < _CONFIRM_SIGHTINGS:
-            track.id_cost += identity_cost(det.identity[col : col + 1], det.unknown[col : col + 1])[
-                :, 0
-            ]
+            own = identity_cost(seen.det.identity[col : col + 1], seen.unknown[col : col + 1])
+            track.id_cost += own[:, 0]
         track.seen_count += 1
         track.last_seen = t
-        track.last_z = z.copy()
+        track.last_z = (xy[0], xy[1])
         track.last_sigma = sigma
         track.sightings += 1
-        track.history.append((t, track.last_z))
+        track.history.append((t, xy))
 
     def _update_resting(
-        self, track: _Track, z: np.ndarray, sigma: float, t: float, dt: float
+        self,
+        track: _Track,
+        z: np.ndarray,
+        xy: list[float],
+        sigma: float,
+        moved: float,
+        t: float,
+        dt: float,
     ) -> None:
+        """A resting ball seen: started (moved clearly past its noise from its rest spot, by
+        ``moved`` mm), or still, its rest spot refined."""
         threshold = max(self.config.start_min_mm, self.config.start_sigmas * sigma)
-        moved = float(np.hypot(*(z - track.rest_pos)))
         if moved > threshold:
             track.pending_start += 1
             # A clear jump starts it at once; a marginal one must be confirmed by the next frame.
@@ -470,7 +599,7 @@ class Tracker:
                 # Out of sight it may have moved at any time since it was last seen.
                 step = max(dt, t - track.last_seen, 1e-3)
                 track.kf.seed(z, (z - track.rest_pos) / step, sigma, speed_sigma=moved / step)
-                track.status = BallStatus.MOVING
+                track.status = _MOVING
                 track.rest_since = math.nan
                 track.pending_start = 0
                 if track.anchor is not None:
@@ -478,10 +607,10 @@ class Tracker:
                 return
         else:
             track.pending_start = 0
-        track.status = BallStatus.AT_REST
-        track.kf.update_still(z, sigma)
-        track.rest_pos = track.kf.position.copy()
-        self._settled_elsewhere(track, z, t)
+        track.status = _AT_REST
+        track.rest_pos = track.kf.update_still(xy[0], xy[1], sigma)
+        if track.anchor is not None:
+            self._settled_elsewhere(track, z, t)
 
     def _settled_elsewhere(self, track: _Track, z: np.ndarray, t: float) -> None:
         """A resting ball seen again after something hid it: once it has been watched a while,
@@ -521,13 +650,16 @@ class Tracker:
             )
         track.anchor = None
 
-    def _update_moving(self, track: _Track, z: np.ndarray, sigma: float, t: float) -> None:
-        track.status = BallStatus.MOVING
+    def _update_moving(
+        self, track: _Track, z: np.ndarray, xy: list[float], sigma: float, t: float
+    ) -> None:
+        track.status = _MOVING
         track.anchor = None
-        if track.kf.innovation_nis(z, sigma) > self.config.reseed_nis and track.last_z is not None:
+        # A measurement the model cannot explain (a contact) re-seeds the filter, when there is
+        # a last one to take the new velocity from.
+        limit = self.config.reseed_nis if track.last_z is not None else math.inf
+        if not track.kf.update_if_explained(xy[0], xy[1], sigma, limit):
             track.kf.reseed_from(z, track.last_z, t - track.last_seen, sigma)
-        else:
-            track.kf.update(z, sigma)
         speed = track.kf.speed
         # Only a slow ball can be coming to rest; the fit is not worth running for the others.
         if speed < 10 * self.config.rest_speed + 2 * sigma / self.config.rest_window:
@@ -537,18 +669,27 @@ class Tracker:
         """At rest once a straight-line fit over the last `rest_window` gives a speed under
         `rest_speed` (rule 3.15): slow enough that the cloth stops it within a few frames."""
         window = self.config.rest_window
-        recent = [(ti, zi) for ti, zi in track.history if ti >= t - window]
-        if len(recent) < 3 or recent[0][0] > t - window * 0.9:
+        since = t - window
+        recent = []
+        for entry in reversed(track.history):  # oldest first: the window is its tail
+            if entry[0] < since:
+                break
+            recent.append(entry)
+        if len(recent) < 3 or recent[-1][0] > t - window * 0.9:
             return
-        times = np.fromiter((ti for ti, _ in recent), dtype=float, count=len(recent))
-        pts = np.array([zi for _, zi in recent])
-        tc = times - times.mean()
-        slope = (tc @ (pts - pts.mean(axis=0))) / (tc @ tc)
+        recent.reverse()
+        times = np.array([ti for ti, _ in recent], dtype=float)
+        pts = np.array([v for _, zi in recent for v in zi], dtype=float).reshape(-1, 2)
+        # (ndarray.mean is this sum and division, after a few microseconds of checks.)
+        mean_t = np.add.reduce(times) / len(recent)
+        mean_pt = np.add.reduce(pts, axis=0) / len(recent)
+        tc = times - mean_t
+        slope = (tc @ (pts - mean_pt)) / (tc @ tc)
         if float(np.hypot(*slope)) <= self.config.rest_speed:
-            centre = pts.mean(axis=0) + slope * (times[-1] - times.mean())
-            track.status = BallStatus.AT_REST
-            track.rest_pos = centre
-            track.rest_since = float(times.mean())
+            centre = mean_pt + slope * (times[-1] - mean_t)
+            track.status = _AT_REST
+            track.rest_pos = (float(centre[0]), float(centre[1]))
+            track.rest_since = float(mean_t)
             track.kf.seed(centre, np.zeros(2), track.last_sigma / math.sqrt(len(pts)), 1.0)
             track.kf.hold_still()
 
@@ -574,16 +715,16 @@ class Tracker:
         if ghost or self._named_again_elsewhere(track):
             # Seen a frame or two and then never again: a ghost detection, not a ball.
             track.status = track.adopted_from
-            if track.status is BallStatus.UNSEEN:
+            if track.status is _UNSEEN:
                 track.kf, track.last_z = None, None
             return
-        if track.status is not BallStatus.HIDDEN:
-            track.moving_before_hidden = track.status is BallStatus.MOVING
-            if track.status is BallStatus.AT_REST and track.anchor is None:
+        if track.status is not _HIDDEN:
+            track.moving_before_hidden = track.status is _MOVING
+            if track.status is _AT_REST and track.anchor is None:
                 # Where it lay when it went out of sight: a hand may move it meanwhile.
-                track.anchor, track.hidden_at, track.reseen = track.rest_pos.copy(), t, []
+                track.anchor, track.hidden_at, track.reseen = track.rest_pos, t, []
                 track.reseen_at = math.nan
-            track.status = BallStatus.HIDDEN
+            track.status = _HIDDEN
         elif track.moving_before_hidden and t - track.last_seen > _LOST_MOVING_S:
             # Unseen that long, it has stopped wherever it is (or was never a ball): it must
             # not hold the shot open for ever (rule 3.15).
@@ -601,7 +742,7 @@ class Tracker:
                 return
         if pocket is None and self._beyond_cushion(last):
             cushion = self.table.nearest_cushion((last[0], last[1]))
-            track.status = BallStatus.OFF_TABLE
+            track.status = _OFF_TABLE
             track.gone_at = t
             departures.append(
                 Departure(
@@ -626,7 +767,7 @@ class Tracker:
         return self._geo.nearest_mouth(p[0], p[1], _POCKET_REACH_D * self.table.ball_diameter)
 
     def _depart_vision(self, row: int, track: _Track, pocket: PocketId, t: float) -> Departure:
-        track.status = BallStatus.POCKETED
+        track.status = _POCKETED
         track.gone_at = t
         confidence = 0.6 if self.config.sensors else 0.9
         return Departure(
@@ -676,12 +817,12 @@ class Tracker:
         best, best_key = None, (True, True, math.inf)
         coming = False
         for row, track in enumerate(self._tracks):
-            if not track.status.on_table or track.last_z is None:
+            if track.status not in ON_TABLE or track.last_z is None:
                 continue
             entered = track.entered is signal.pocket
             near = entered or math.dist((track.last_z[0], track.last_z[1]), mouth) < reach
-            if track.status is not BallStatus.HIDDEN:
-                coming |= near and track.status is BallStatus.MOVING
+            if track.status is not _HIDDEN:
+                coming |= near and track.status is _MOVING
                 continue
             d = math.dist((track.last_z[0], track.last_z[1]), mouth)
             key = (not entered, not track.moving_before_hidden, d)
@@ -693,7 +834,7 @@ class Tracker:
 
     def _depart_signal(self, row: int, signal: PocketSignal, t: float) -> Departure:
         track = self._tracks[row]
-        track.status = BallStatus.POCKETED
+        track.status = _POCKETED
         track.gone_at = t
         return Departure(
             BALLS[row],
@@ -711,7 +852,7 @@ class Tracker:
         window is still pocketed (a sensor can fail), with lower confidence."""
         out = []
         for row, track in enumerate(self._tracks):
-            if track.status is not BallStatus.HIDDEN or track.last_z is None:
+            if track.status is not _HIDDEN or track.last_z is None:
                 continue
             pocket = track.entered
             if pocket is not None and t - track.last_seen >= self.config.signal_window:
@@ -719,66 +860,67 @@ class Tracker:
         return out
 
     def _frame(
-        self, det: Detections, matches: dict[int, int], departures: tuple[Departure, ...]
+        self, seen: _Sightings, matches: dict[int, int], departures: tuple[Departure, ...]
     ) -> TrackFrame:
+        det, xy, sigma = seen.det, seen.xy, seen.sigma
         n = len(BALLS)
-        pos = np.full((n, 2), np.nan)
-        vel = np.zeros((n, 2))
-        sig = np.full(n, np.nan)
-        radius = np.full(n, np.nan)
-        growth = np.full(n, np.nan)
-        rest = np.full(n, np.nan)
-        measured = np.full((n, 2), np.nan)
-        measured_sigma = np.full(n, np.nan)
+        nan = math.nan
+        tracks = self._tracks
+        # Each ball's row built as plain floats (the pairs flat: x, y of ball 0, then ball 1,
+        # ...), and each array made in one step from them.
+        pos = [nan] * (2 * n)
+        vel = [0.0] * (2 * n)
+        sig = [nan] * n
+        radius = [nan] * n
+        growth = [nan] * n
+        rest = [nan] * n
+        measured = [nan] * (2 * n)
+        measured_sigma = [nan] * n
+        seen = [False] * n
+        status: list = [None] * n
         # A ball come into view is shown once sighted often enough to be sure of it: a lone
         # ghost detection, or a new ball's first sightings under another's name, never show.
         # The balls of the first frames were on the table before them: a break struck as the
         # recording starts must show its cue ball at rest first.
         early = (self._time_first or 0.0) + _EARLY_S
-        shown = [
-            track.sightings >= _GHOST_SIGHTINGS or track.adopted_at <= early
-            for track in self._tracks
-        ]
-        matches = {row: col for row, col in matches.items() if shown[row]}
-        rows, cols = list(matches), list(matches.values())
-        measured[rows] = det.positions[cols]
-        measured_sigma[rows] = det.sigma[cols]
-        for row in rows:
-            track = self._tracks[row]
-            radius[row] = track.radius_px
-            growth[row] = track.radius_px / track.ground_radius
-        for row, track in enumerate(self._tracks):
-            if track.kf is None or not shown[row]:
+        for row, track in enumerate(tracks):
+            if not (track.sightings >= _GHOST_SIGHTINGS or track.adopted_at <= early):
+                status[row] = track.adopted_from
                 continue
-            if track.status.on_table:
-                x = track.kf.kf.x
-                pos[row] = x[0, 0], x[2, 0]
-                vel[row] = x[1, 0], x[3, 0]
-                sig[row] = track.kf.position_sigma
+            status[row] = track.status
+            i = 2 * row
+            col = matches.get(row)
+            if col is not None:
+                seen[row] = True
+                measured[i], measured[i + 1] = xy[col]
+                measured_sigma[row] = sigma[col]
+                radius[row] = track.radius_px
+                growth[row] = track.radius_px / track.ground_radius
+            kf = track.kf
+            if kf is None:
+                continue
+            if track.status in ON_TABLE:
+                pos[i], vel[i], pos[i + 1], vel[i + 1], sig[row] = kf.state_and_sigma()
             elif track.last_z is not None:
-                pos[row] = track.last_z
+                pos[i], pos[i + 1] = track.last_z
             if _resting(track):
                 rest[row] = track.rest_since
-                vel[row] = 0.0
-        seen = np.zeros(n, dtype=bool)
-        seen[list(matches)] = True
+                vel[i] = vel[i + 1] = 0.0
+        growth_at = np.array(growth, dtype=float)
         return TrackFrame(
             det.frame,
             det.time,
-            tuple(
-                t.status if ok else t.adopted_from
-                for t, ok in zip(self._tracks, shown, strict=True)
-            ),
-            pos,
-            vel,
-            sig,
-            seen,
-            radius,
-            rest,
-            measured,
-            measured_sigma,
+            tuple(status),
+            np.array(pos, dtype=float).reshape(n, 2),
+            np.array(vel, dtype=float).reshape(n, 2),
+            np.array(sig, dtype=float),
+            np.array(seen),
+            np.array(radius, dtype=float),
+            np.array(rest, dtype=float),
+            np.array(measured, dtype=float).reshape(n, 2),
+            np.array(measured_sigma, dtype=float),
             departures,
-            growth,
-            growth > self.config.airborne_growth,
+            growth_at,
+            growth_at > self.config.airborne_growth,
             tuple(self._displaced),
         )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from filterpy.common import Q_discrete_white_noise
@@ -58,3 +60,43 @@ def test_rolling_resistance_stops_a_slow_ball_and_never_turns_it_round() -> None
     ball.predict(1 / 60, at_rest=False, near_contact=False)
     assert np.allclose(ball.velocity, 0.0, atol=1e-9)
     assert ball.position[0] > 0 > ball.position[1]
+
+
+def _moving_ball(seed: int) -> BallFilter:
+    rng = np.random.default_rng(seed)
+    ball = BallFilter(np.array([100.0, -50.0]), 1.0, TrackerConfig())
+    ball.seed(np.array([100.0, -50.0]), rng.normal(0, 2000, 2), 2.0, 800.0)
+    ball.predict(1 / 60, at_rest=False, near_contact=False)
+    return ball
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_an_explained_measurement_is_fused_as_update_fuses_it(seed: int) -> None:
+    ball, reference = _moving_ball(seed), _moving_ball(seed)
+    z = np.array([reference.position[0] + 1.5, reference.position[1] - 1.0])
+    limit = 1e6
+    assert reference.innovation_nis(z, 1.5) < limit
+    assert ball.update_if_explained(float(z[0]), float(z[1]), 1.5, limit)
+    reference.update(z, 1.5)
+    assert np.array_equal(ball.kf.x, reference.kf.x)
+    assert np.array_equal(ball.kf.P, reference.kf.P)
+
+
+def test_a_measurement_the_model_cannot_explain_leaves_the_filter_for_a_reseed() -> None:
+    ball = _moving_ball(0)
+    x, p = ball.kf.x.copy(), ball.kf.P.copy()
+    far = (float(ball.position[0]) + 400.0, float(ball.position[1]))
+    assert ball.innovation_nis(np.array(far), 1.5) > TrackerConfig().reseed_nis
+    assert not ball.update_if_explained(*far, 1.5, TrackerConfig().reseed_nis)
+    assert np.array_equal(ball.kf.x, x)
+    assert np.array_equal(ball.kf.P, p)
+
+
+def test_the_still_update_returns_the_centre_it_filtered_and_pins_the_velocity() -> None:
+    ball = BallFilter(np.array([10.0, 20.0]), 2.0, TrackerConfig())
+    centre = ball.update_still(12.0, 18.0, 2.0)
+    assert centre == ball.xy == (11.0, 19.0)  # equal variances: the mean
+    assert ball.speed == 0.0
+    x0, vx, x1, vy, sigma = ball.state_and_sigma()
+    assert (x0, x1, vx, vy) == (11.0, 19.0, 0.0, 0.0)
+    assert sigma == ball.position_sigma == pytest.approx(math.sqrt(2.0))
