@@ -115,9 +115,9 @@ class BallContacts:
         a row with none has not."""
         if not times:
             return np.zeros(len(rows), dtype=bool)
-        if strict:
-            return np.array([times.get(int(r), -math.inf) > t for r in rows])
-        return np.array([times.get(int(r), -math.inf) >= t for r in rows])
+        by_row = np.full(len(BALLS), -math.inf)
+        by_row[list(times)] = list(times.values())
+        return by_row[rows] > t if strict else by_row[rows] >= t
 
     def _velocity_noise(self, f0: TrackFrame, f1: TrackFrame, rows: np.ndarray) -> np.ndarray:
         dt = max(f1.time - f0.time, 1e-6)
