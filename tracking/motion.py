@@ -202,18 +202,12 @@ class BallFilter:
         Returns:
             Whether the measurement was fused.
         """
-        x, p = self.kf.x, self.kf.P
-        x0, v0, x1, v1 = x.ravel().tolist()
-        m = p.tolist()
+        state = self.kf.x.ravel().tolist()
+        m = self.kf.P.tolist()
         r2 = sigma * sigma
-        if _nis(m[0][0], m[0][2], m[2][2], z0 - x0, z1 - x1, r2) > max_nis:
+        if _nis(m[0][0], m[0][2], m[2][2], z0 - state[0], z1 - state[2], r2) > max_nis:
             return False
-        x0, v0, p00, p01, p11 = _update_axis(x0, v0, m[0][0], m[0][1], m[1][1], z0, r2)
-        x1, v1, p22, p23, p33 = _update_axis(x1, v1, m[2][2], m[2][3], m[3][3], z1, r2)
-        x[:, 0] = (x0, v0, x1, v1)
-        p[0, 0], p[1, 1], p[2, 2], p[3, 3] = p00, p11, p22, p33
-        p[0, 1] = p[1, 0] = p01
-        p[2, 3] = p[3, 2] = p23
+        self._fuse(state, m, z0, z1, r2)
         return True
 
     def update(self, z: np.ndarray, sigma: float) -> None:
@@ -223,12 +217,16 @@ class BallFilter:
         written out per axis as `predict` is: a scalar innovation, the gain P H'/S, and
         P - K H P.
         """
+        state = self.kf.x.ravel().tolist()
+        self._fuse(state, self.kf.P.tolist(), float(z[0]), float(z[1]), sigma * sigma)
+
+    def _fuse(self, state: list[float], m: list[list[float]], z0: float, z1: float, r2: float):
+        """`update`'s arithmetic on the state (x, vx, y, vy) and covariance ``m`` already
+        read as floats, written back into the filter."""
+        x0, v0, x1, v1 = state
+        x0, v0, p00, p01, p11 = _update_axis(x0, v0, m[0][0], m[0][1], m[1][1], z0, r2)
+        x1, v1, p22, p23, p33 = _update_axis(x1, v1, m[2][2], m[2][3], m[3][3], z1, r2)
         x, p = self.kf.x, self.kf.P
-        r2 = sigma * sigma
-        x0, v0, x1, v1 = x.ravel().tolist()
-        m = p.tolist()
-        x0, v0, p00, p01, p11 = _update_axis(x0, v0, m[0][0], m[0][1], m[1][1], float(z[0]), r2)
-        x1, v1, p22, p23, p33 = _update_axis(x1, v1, m[2][2], m[2][3], m[3][3], float(z[1]), r2)
         x[:, 0] = (x0, v0, x1, v1)
         p[0, 0], p[1, 1], p[2, 2], p[3, 3] = p00, p11, p22, p33
         p[0, 1] = p[1, 0] = p01
