@@ -11,6 +11,7 @@ import statistics
 import numpy as np
 
 from rules.events import EventKind, ShotEvent
+from rules.table import CushionId
 from tracking.fits import fit_line
 from tracking.geometry import Wall
 from tracking.model import BALLS, TrackFrame
@@ -33,6 +34,17 @@ REACH_MM = 120.0
 _SIGMA_CAP = 8.0
 """The largest position sigma (mm) `_cushion_event` allows a sample to sit off its closest
 approach by (it uses 2 sigma); the pre-check uses it so it never skips what the test keeps."""
+
+_REPEAT_S = 0.15
+"""Within this of a rebound off the same cushion, another is the same one seen again unless the
+ball came off the nose in between (`_came_off`)."""
+
+_APART_MM = 2.0
+"""The least rise off the nose (mm) between two rebounds that makes them two: vision places a
+ball by a cushion to a millimetre (the truth counts two when the ball parted by 1 mm)."""
+
+_FRAME_SLACK_S = 1 / 60
+"""How far from a rebound's time a frame may be and still show where the ball was at it."""
 
 _CRAWL_GAP_MM = 2.0
 """A ball that crawls to a nose and lies this close to it (centre past one radius, the median
@@ -93,9 +105,14 @@ class CushionContacts:
             if found is None:
                 continue
             event, crawled = found
-            # One rebound per cushion is seen from several centre frames; a corner is two.
+            # One rebound per cushion is seen from several centre frames; a corner is two. A
+            # ball pinned by others bounces off the same cushion again within a tenth of a
+            # second: a repeat counts when the ball came off the nose in between.
             key = (int(r), event.cushion)
-            if event.time - self._cushion_last.get(key, -math.inf) < 0.15:
+            last = self._cushion_last.get(key, -math.inf)
+            if event.time - last < _REPEAT_S and not self._came_off(
+                r, event.cushion, last, event.time, sigma
+            ):
                 continue
             self._cushion_last[key] = event.time
             if crawled:
@@ -103,6 +120,27 @@ class CushionContacts:
             else:
                 events.append(event)
         return events
+
+    def _came_off(self, r: int, cushion: CushionId, t0: float, t1: float, sigma: float) -> bool:
+        """Whether ball ``r`` came visibly off ``cushion``'s nose between two rebounds found at
+        ``t0`` and ``t1``: its distance to the nose rose between them, above where it was at
+        both, by `_APART_MM` or three ``sigma``. A ball pinned against the rubber by others
+        touches it again and again within a tenth of a second; one rebound seen from several
+        window centres (or from both window lengths) never shows such a rise."""
+        stack = self._window
+        times = stack.times
+        between = (times > t0) & (times < t1)
+        at_first = np.abs(times - t0) <= _FRAME_SLACK_S
+        at_second = np.abs(times - t1) <= _FRAME_SLACK_S
+        if not (between.any() and at_first.any() and at_second.any()):
+            return False
+        nose = self._geo.nose(cushion)
+        gaps = (stack.points[:, r] - nose.start) @ nose.normal
+        rise = np.nanmax(gaps[between], initial=-math.inf) - max(
+            np.nanmin(gaps[at_first], initial=math.inf),
+            np.nanmin(gaps[at_second], initial=math.inf),
+        )
+        return bool(rise > max(_APART_MM, 3 * sigma))
 
     def _rebound_candidates(self, k: int, live: np.ndarray) -> list[int]:
         """The ``live`` balls that, at the frame ``k`` back, may be rebounding: within reach

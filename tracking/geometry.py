@@ -65,11 +65,16 @@ class TableCache:
         # The deepest point of any pocket opening lies within this of the cushion lines.
         self._edge_band = max(p.shelf + p.throat_width for p in self.pockets) + self.d
         self._corners = tuple(p for p in self.pockets if p.id.is_corner)
+        self._noses = {w.cushion: w for w in self.walls if w.mouth is None}
 
     def near_a_mouth(self, points: np.ndarray, reach: float) -> np.ndarray:
         """Which of ``points`` (n, 2) lie within ``reach`` of a pocket's mouth centre."""
         gaps = np.hypot(*(points[:, None, :] - self.mouth_centres[None, :, :]).transpose(2, 0, 1))
         return np.min(gaps, axis=1) < reach
+
+    def nose(self, cushion: CushionId) -> Wall:
+        """The nose wall of a cushion (not its jaws)."""
+        return self._noses[cushion]
 
     def walls_along(self, point: np.ndarray, margin: float = 0.1) -> np.ndarray:
         """Indices of the walls ``point`` lies along (its projection within ``margin`` of the

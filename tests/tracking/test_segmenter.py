@@ -553,3 +553,25 @@ def test_a_ball_hit_straight_off_a_cushion_within_a_frame_was_hit_rule_3_18(
         assert set(found.balls) == {BallId.CUE, BallId.FIVE}
         assert abs(found.time - contact.time) <= 2 * FRAME + found.time_uncertainty
         assert result.shots[0].first_contact.ball is BallId.FIVE
+
+
+@pytest.mark.parametrize(
+    ("gap", "seven", "cue"), [(120.0, 2000.0, 1500.0), (180.0, 2000.0, 1800.0)]
+)
+def test_a_ball_driven_back_into_the_cushion_it_came_off_touched_it_twice_rule_3_20(
+    gap: float, seven: float, cue: float
+) -> None:
+    # The 7 rolls into the foot cushion, comes off it, meets the cue ball following it and is
+    # driven back in: two contacts with the same cushion a tenth of a second apart, the ball
+    # 40-60 mm off the nose in between (as balls bunched at the foot cushion after a break).
+    x = TABLE.length / 2 - TABLE.ball_diameter / 2 - gap
+    sim = simulate(
+        {"cue": (x - 200.0, 0.0), "7": (x, 0.0)}, (cue, 0.0), pushes={"7": (0.5, seven, 0.0)}
+    )
+    truth = [e for e in sim.of_kind(EventKind.BALL_CUSHION) if e.ball is BallId.SEVEN][:2]
+    assert [e.cushion for e in truth] == [CushionId.FOOT, CushionId.FOOT]
+    assert truth[1].time - truth[0].time < 0.15
+    for seed in range(4):
+        found = run(render(sim, seed), sim.signals).of_kind(EventKind.BALL_CUSHION)
+        seven_found = [e for e in found if e.ball is BallId.SEVEN and e.time < truth[1].time + 0.1]
+        assert matched(truth, seven_found, 2 * FRAME) == (2, 0, 0)
