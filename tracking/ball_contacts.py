@@ -291,10 +291,8 @@ class BallContacts:
                 continue
             if self._ball_toward(r, press.at, press.normal, frame):
                 continue
-            key = (r, press.cushion)
-            if frame.time - self._cushion_last.get(key, -math.inf) < 0.15:
+            if not self._new_rebound(r, press.cushion, frame.time, float(frame.measured_sigma[r])):
                 continue
-            self._cushion_last[key] = frame.time
             events.append(
                 ShotEvent(
                     EventKind.BALL_CUSHION,

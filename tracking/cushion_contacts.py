@@ -108,18 +108,23 @@ class CushionContacts:
             # One rebound per cushion is seen from several centre frames; a corner is two. A
             # ball pinned by others bounces off the same cushion again within a tenth of a
             # second: a repeat counts when the ball came off the nose in between.
-            key = (int(r), event.cushion)
-            last = self._cushion_last.get(key, -math.inf)
-            if event.time - last < _REPEAT_S and not self._came_off(
-                r, event.cushion, last, event.time, sigma
-            ):
+            if not self._new_rebound(int(r), event.cushion, event.time, sigma):
                 continue
-            self._cushion_last[key] = event.time
             if crawled:
                 self._crawls[int(r)] = event
             else:
                 events.append(event)
         return events
+
+    def _new_rebound(self, r: int, cushion: CushionId, t: float, sigma: float) -> bool:
+        """Whether ball ``r``'s rebound off ``cushion`` at ``t`` is not one already found, seen
+        again (`_REPEAT_S`, `_came_off`); a new one is noted as the ball's last off it."""
+        key = (r, cushion)
+        last = self._cushion_last.get(key, -math.inf)
+        if t - last < _REPEAT_S and not self._came_off(r, cushion, last, t, sigma):
+            return False
+        self._cushion_last[key] = t
+        return True
 
     def _came_off(self, r: int, cushion: CushionId, t0: float, t1: float, sigma: float) -> bool:
         """Whether ball ``r`` came visibly off ``cushion``'s nose between two rebounds found at

@@ -130,10 +130,8 @@ class Endings:
         vn = float(velocity @ wall.normal)
         t = t0 + (float((start - wall.start) @ wall.normal) - self._d / 2) / -vn
         t = float(np.clip(t, times[before[-1]], times[last]))
-        key = (r, wall.cushion)
-        if t - self._cushion_last.get(key, -math.inf) < 0.15:
+        if not self._new_rebound(r, wall.cushion, t, sigma):
             return None
-        self._cushion_last[key] = t
         return ShotEvent(
             EventKind.BALL_CUSHION,
             t,
