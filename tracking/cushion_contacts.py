@@ -31,7 +31,7 @@ REACH_MM = 120.0
 """How far from a nose a sampled centre may be at a rebound between frames (a 7 m/s ball at
 60 fps); the fitted lines then decide whether it touched."""
 
-_SIGMA_CAP = 8.0
+SIGMA_CAP = 8.0
 """The largest position sigma (mm) `_cushion_event` allows a sample to sit off its closest
 approach by (it uses 2 sigma); the pre-check uses it so it never skips what the test keeps."""
 
@@ -98,7 +98,7 @@ class CushionContacts:
         events = []
         for r in self._rebound_candidates(k, live):
             times, pts = stack.times[span], stack.points[span, r]
-            sigma = _median_sigma(stack.measured_sigma[span, r])
+            sigma = median_sigma(stack.measured_sigma[span, r])
             if not stack.at_mouth[-k - 1, r] and not self._at_closest(k, r, sigma):
                 continue
             found = self._cushion_event(r, times, sigma, pts, seen[:, r], min_turn)
@@ -149,7 +149,7 @@ class CushionContacts:
 
     def _rebound_candidates(self, k: int, live: np.ndarray) -> list[int]:
         """The ``live`` balls that, at the frame ``k`` back, may be rebounding: within reach
-        of a cushion line and at most `_SIGMA_CAP` twice over from their closest to it in the
+        of a cushion line and at most `SIGMA_CAP` twice over from their closest to it in the
         window, or inside a pocket's mouth (where the nose lines say little: the jaw faces
         decide)."""
         stack = self._window
@@ -159,7 +159,7 @@ class CushionContacts:
         if len(rows) == 0:
             return []
         closest = np.fmin.reduce(stack.edge_gaps[-(2 * k + 1) :, rows], axis=0)
-        near = (at[rows] <= reach) & (at[rows] <= closest + 2 * _SIGMA_CAP)  # unseen: nan
+        near = (at[rows] <= reach) & (at[rows] <= closest + 2 * SIGMA_CAP)  # unseen: nan
         keep = near.any(axis=1) | stack.at_mouth[-k - 1, rows]
         return [int(r) for r in rows[keep]]
 
@@ -170,7 +170,7 @@ class CushionContacts:
         gaps = self._window.edge_gaps[-(2 * k + 1) :, r]
         reach = self._d / 2 + self.config.touch_tolerance_mm + REACH_MM
         at = gaps[k]
-        closest = np.fmin.reduce(gaps, axis=0) + 2 * min(sigma, _SIGMA_CAP)
+        closest = np.fmin.reduce(gaps, axis=0) + 2 * min(sigma, SIGMA_CAP)
         return bool(np.any((at <= reach) & (at <= closest)))
 
     def _crawls_ended(self, frame: TrackFrame) -> list[ShotEvent]:
@@ -200,7 +200,7 @@ class CushionContacts:
         min_turn: float,
     ) -> tuple[ShotEvent, bool] | None:
         """Ball ``r``'s rebound at the centre of the window whose frame ``times``, typical
-        measurement ``sigma`` (`_median_sigma`), centres ``pts`` and ``seen`` flags are given,
+        measurement ``sigma`` (`median_sigma`), centres ``pts`` and ``seen`` flags are given,
         and whether it was a crawl (`_crawled_in`); or None."""
         k = len(times) // 2
         walls = self._walls_near(pts, sigma)
@@ -256,7 +256,7 @@ class CushionContacts:
             self._geo.wall_normals[along],
         )
         near = dists[k] - self._d / 2 <= self.config.touch_tolerance_mm + REACH_MM
-        near &= dists[k] <= dists.min(axis=0) + 2 * min(sigma, _SIGMA_CAP)
+        near &= dists[k] <= dists.min(axis=0) + 2 * min(sigma, SIGMA_CAP)
         return [(self._geo.walls[along[i]], dists[:, i]) for i in np.flatnonzero(near)]
 
     def _nose_crossing(self, walls, pts, times, before, after, sigma, min_turn):
@@ -306,7 +306,7 @@ def _rebound(line_in, line_out, turn, rad, tol, lo, hi) -> tuple[float, float, b
     return t, float(np.clip(abs(tin - tout) / 2, 0.25 * half, half)), False
 
 
-def _median_sigma(sigmas: np.ndarray) -> float:
+def median_sigma(sigmas: np.ndarray) -> float:
     """The median of a ball's measured sigmas over a window, 2 mm if it was never measured."""
     finite = sigmas[np.isfinite(sigmas)]
     return statistics.median(finite.tolist()) if len(finite) else 2.0

@@ -33,6 +33,7 @@ from tracking.cushion_contacts import CUSHION_K, SLOW_K, CushionContacts
 from tracking.endings import Endings
 from tracking.geometry import TableCache
 from tracking.model import TrackFrame
+from tracking.soft_contacts import SoftContacts
 from tracking.starts import Starts
 from tracking.window import FrameWindow
 
@@ -68,7 +69,7 @@ class SegmenterConfig:
     light_height_mm: float | None = None
 
 
-class Segmenter(BallContacts, Starts, CushionContacts, Endings):
+class Segmenter(BallContacts, SoftContacts, Starts, CushionContacts, Endings):
     """Turns the tracker's frames into shot events: each kind of event is decided by one of
     its parts (ball-ball and cushion contacts, starts, endings), over the state kept here."""
 
@@ -133,6 +134,7 @@ class Segmenter(BallContacts, Starts, CushionContacts, Endings):
         events += self._confirmed()
         events += self._pressed_later(frame)
         events += self._cushion_contacts()
+        events += self._soft_contacts()
         events += self._crawls_ended(frame)
         if len(self._frames) >= 3:
             events += self._rebounds(f1)

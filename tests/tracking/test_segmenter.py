@@ -575,3 +575,33 @@ def test_a_ball_driven_back_into_the_cushion_it_came_off_touched_it_twice_rule_3
         found = run(render(sim, seed), sim.signals).of_kind(EventKind.BALL_CUSHION)
         seven_found = [e for e in found if e.ball is BallId.SEVEN and e.time < truth[1].time + 0.1]
         assert matched(truth, seven_found, 2 * FRAME) == (2, 0, 0)
+
+
+def test_a_slow_ball_grazing_another_touched_it_rule_3_18() -> None:
+    # The cue ball rolls at 35 cm/s and shaves the 5, which creeps off at a few cm/s: a kick
+    # far under one frame's velocity noise (70 mm/s), seen only over a fifth of a second each
+    # side of the touch.
+    sim = simulate({"cue": (-300.0, 0.0), "5": (0.0, 52.0)}, (350.0, 0.0), decel=100.0)
+    truth = sim.of_kind(EventKind.BALL_BALL)
+    assert [e.balls for e in truth] == [(BallId.CUE, BallId.FIVE)]
+    for seed in range(4):
+        found = run(render(sim, seed), sim.signals).of_kind(EventKind.BALL_BALL)
+        assert matched(truth, found, 2 * FRAME) == (1, 0, 0)
+
+
+@pytest.mark.parametrize(("gap", "speed"), [(4.8, 150.0), (3.4, 200.0)])
+def test_slow_balls_rolling_past_each_other_did_not_touch_rule_3_18(
+    gap: float, speed: float
+) -> None:
+    # The cue ball and the 5 roll slowly past each other with a few millimetres to spare: the
+    # distance between them falls and rises again, but neither's path bends.
+    y = TABLE.ball_diameter + gap
+    sim = simulate(
+        {"cue": (-300.0, 0.0), "5": (0.0, y)},
+        (350.0, 0.0),
+        decel=100.0,
+        pushes={"5": (0.5, -speed, 0.0)},
+    )
+    assert sim.of_kind(EventKind.BALL_BALL) == []
+    for seed in range(6):
+        assert run(render(sim, seed), sim.signals).of_kind(EventKind.BALL_BALL) == []

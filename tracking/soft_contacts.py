@@ -1,0 +1,154 @@
+"""Soft ball-ball contacts, for the segmenter: two slow balls that meet and part with a kick too
+small for one frame's velocities (their noise is 70 mm/s; a contact after a break often gives a
+ball 40-150 mm/s), judged `SLOW_K` frames behind the newest from lines fitted to the two balls'
+relative position each side, as the cushion rebound test does for a ball and a nose."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from rules.balls import BallId
+from rules.events import EventKind, ShotEvent
+from tracking.cushion_contacts import SIGMA_CAP, SLOW_K, median_sigma
+from tracking.fits import fit_line
+from tracking.model import BALLS
+
+_SOFT_MIN_KICK = 40.0
+"""Smallest change (mm/s) of two balls' relative velocity, along their line of centres, counted
+as a soft contact: twice what rolling resistance alone changes it by across the two windows."""
+
+_ACROSS = 0.5
+"""A contact pushes along the line of centres: the change across it may be at most this part of
+the change along it (throw and the curve of a ball set sliding), plus the noise."""
+
+_MIN_SIDE = 4
+"""Frames each side the relative position must be seen on, free of the two balls' other
+contacts, to fit its lines."""
+
+_CONFIDENCE = 0.75
+"""A soft contact is less sure than a clear kick: under the referee's review threshold."""
+
+
+class SoftContacts:
+    """The segmenter's soft ball-ball contacts: a part of `Segmenter`, working on the state its
+    ``__init__`` sets up (the frame window, the contacts found so far)."""
+
+    def _soft_contacts(self) -> list[ShotEvent]:
+        """Contacts of two balls at the frame `SLOW_K` back from the newest: there they are
+        within touching distance and at their closest, their relative velocity fitted over
+        `SLOW_K` frames each side turned along the line of centres, from closing to parting,
+        and no contact of theirs was found near it already."""
+        stack, k = self._window, SLOW_K
+        if len(stack) < 2 * k + 1:
+            return []
+        span = slice(-(2 * k + 1), None)
+        centre = self._frames[-k - 1]
+        rows = np.flatnonzero(centre.on_table & centre.seen)
+        moving = centre.moving[rows]
+        if len(rows) < 2 or not moving.any():
+            return []
+        pts = stack.points[span]
+        at = pts[k, rows]
+        gaps = np.hypot(*(at[:, None, :] - at[None, :, :]).transpose(2, 0, 1))
+        near = (gaps <= self._d + self.config.touch_tolerance_mm) & (
+            moving[:, None] | moving[None, :]
+        )
+        events = []
+        for a, b in zip(*np.nonzero(np.triu(near, 1)), strict=True):
+            event = self._soft_pair(int(rows[a]), int(rows[b]), span)
+            if event is not None:
+                events.append(event)
+        return events
+
+    def _soft_pair(self, ra: int, rb: int, span: slice) -> ShotEvent | None:
+        """The soft contact of balls ``ra`` and ``rb`` at the window's centre, or None: not at
+        their closest there, a contact of theirs already found within the window, one of them
+        in the air (passing over the other), or no clear turn of their relative velocity."""
+        stack, k = self._window, SLOW_K
+        times = stack.times[span]
+        key = (min(ra, rb), max(ra, rb))
+        reach = k * (times[1] - times[0])
+        if abs(self._pair_last.get(key, -math.inf) - times[k]) <= reach:
+            return None
+        if times[k] - self._overlapped.get(key, -math.inf) <= 2 * reach:
+            return None
+        rel = stack.points[span, rb] - stack.points[span, ra]
+        dist = np.hypot(rel[:, 0], rel[:, 1])
+        if not dist[k] <= np.nanmin(dist) + 2 * SIGMA_CAP:
+            return None  # not at their closest here
+        sigma = math.hypot(
+            median_sigma(stack.measured_sigma[span, ra]),
+            median_sigma(stack.measured_sigma[span, rb]),
+        )
+        if not dist[k] <= np.nanmin(dist) + 2 * sigma:
+            return None
+        if any(p.pair == key for p in self._pending) or self._in_the_air(ra, rb):
+            return None
+        before, after = self._free_of_others(ra, rb, times, stack.seen[span])
+        if len(before) < _MIN_SIDE or len(after) < _MIN_SIDE:
+            return None
+        lines_in = [fit_line(times[before], rel[before, i], sigma) for i in (0, 1)]
+        lines_out = [fit_line(times[after], rel[after, i], sigma) for i in (0, 1)]
+        v_in = np.array([line[0] for line in lines_in])
+        change = np.array([line[0] for line in lines_out]) - v_in
+        noise = math.hypot(lines_in[0][1], lines_out[0][1])
+        normal = rel[k] / max(float(dist[k]), 1e-9)
+        along = float(change @ normal)
+        across = abs(float(change[0] * normal[1] - change[1] * normal[0]))
+        least = max(_SOFT_MIN_KICK, self.config.noise_sigmas * noise)
+        closing = -float(v_in @ normal)
+        # Equal balls part at most as fast as they closed (restitution under one): the change
+        # along the line of centres is at most twice the closing speed.
+        if along < least or across > _ACROSS * along + 3 * noise or 2 * closing < along - 3 * noise:
+            return None
+        t = self._soft_time(lines_in)
+        if t > times[k + 1]:
+            return None  # the touch is later: judged when its frame is the centre
+        t = max(t, float(times[k - 1]))
+        self._pair_last[key] = t
+        self._contact_times.append((t, key))
+        a, b = BALLS[ra], BALLS[rb]
+        if b is BallId.CUE:
+            a, b = b, a
+        half = 0.5 * (times[after[0]] - times[before[-1]])
+        return ShotEvent(
+            EventKind.BALL_BALL,
+            t,
+            (a, b),
+            confidence=_CONFIDENCE,
+            time_uncertainty=half,
+        )
+
+    def _soft_time(self, lines_in) -> float:
+        """When the relative position, carried on along its line in, is one diameter long; or,
+        if that line never gets so close (noise, a graze), when it is shortest."""
+        (vx, _, t0, x0), (vy, _, _, y0) = lines_in
+        # |p + v s| = d, with p the relative position at t0 and s = t - t0.
+        pv, vv, pp = x0 * vx + y0 * vy, vx * vx + vy * vy, x0 * x0 + y0 * y0
+        if vv <= 0:
+            return math.inf
+        disc = pv * pv - vv * (pp - self._d * self._d)
+        s = (-pv - math.sqrt(disc)) / vv if disc >= 0 else -pv / vv
+        return float(t0 + s)
+
+    def _in_the_air(self, ra: int, rb: int) -> bool:
+        """Whether either ball was seen in the air in the window (it may have passed over)."""
+        frames = list(self._frames)[-(2 * SLOW_K + 1) :]
+        return any(f.airborne is not None and (f.airborne[ra] or f.airborne[rb]) for f in frames)
+
+    def _free_of_others(self, ra: int, rb: int, times: np.ndarray, seen: np.ndarray):
+        """The frames each side of the window's centre on which both balls were seen and
+        neither was in another contact (with a ball, found or pending, or a cushion) since or
+        until."""
+        k = len(times) // 2
+        contacts = [t for t, pair in self._contact_times if ra in pair or rb in pair]
+        contacts += [p.event.time for p in self._pending if ra in p.pair or rb in p.pair]
+        contacts += [t for (r, _), t in self._cushion_last.items() if r in (ra, rb)]
+        last = max((t for t in contacts if t <= times[k]), default=-math.inf)
+        upcoming = min((t for t in contacts if t > times[k]), default=math.inf)
+        both = seen[:, ra] & seen[:, rb]
+        before = np.flatnonzero(both[:k] & (times[:k] > last))
+        after = k + 1 + np.flatnonzero(both[k + 1 :] & (times[k + 1 :] < upcoming))
+        return before, after
