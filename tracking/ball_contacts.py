@@ -421,7 +421,7 @@ class BallContacts:
     def _confirmed(self) -> list[ShotEvent]:
         """The contacts decided now: those between a resting and a moving ball at once, those
         between two moving balls once `GAP_K` frames after them show the gap opening."""
-        out, self._ready = self._ready, []
+        out, self._ready = self._held_for_check(self._ready), []
         frames = list(self._frames)
         times = [f.time for f in frames]
         waiting = []

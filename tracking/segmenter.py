@@ -82,6 +82,7 @@ class Segmenter(BallContacts, SoftContacts, Starts, CushionContacts, Endings):
         self._pending: list[PendingContact] = []
         self._presses: list[Press] = []
         self._ready: list[ShotEvent] = []
+        self._unchecked: list[ShotEvent] = []  # marginal contacts held for `_checked`
         self._contact_times: list[tuple[float, tuple[int, int]]] = []
         self._touched: dict[int, float] = {}
         self._clusters: list[RackHit] = []
@@ -135,6 +136,7 @@ class Segmenter(BallContacts, SoftContacts, Starts, CushionContacts, Endings):
         events += self._pressed_later(frame)
         events += self._cushion_contacts()
         events += self._soft_contacts()
+        events += self._checked()
         events += self._crawls_ended(frame)
         if len(self._frames) >= 3:
             events += self._rebounds(f1)
@@ -158,4 +160,5 @@ class Segmenter(BallContacts, SoftContacts, Starts, CushionContacts, Endings):
             return []
         crawls = list(self._crawls.values())
         self._crawls.clear()
-        return crawls + self._rest(self._frames[-1], final=True)
+        held, self._unchecked = self._unchecked, []
+        return held + crawls + self._rest(self._frames[-1], final=True)

@@ -15,6 +15,8 @@ from tracking.cushion_contacts import SIGMA_CAP, SLOW_K, median_sigma
 from tracking.fits import fit_line
 from tracking.model import BALLS
 
+CUE_ROW = BALLS.index(BallId.CUE)
+
 _SOFT_MIN_KICK = 40.0
 """Smallest change (mm/s) of two balls' relative velocity, along their line of centres, counted
 as a soft contact: twice what rolling resistance alone changes it by across the two windows."""
@@ -26,6 +28,11 @@ the change along it (throw and the curve of a ball set sliding), plus the noise.
 _MIN_SIDE = 4
 """Frames each side the relative position must be seen on, free of the two balls' other
 contacts, to fit its lines."""
+
+_CHECK_BELOW = 0.95
+"""A contact with a ball at rest found by a kick this near the one-frame test's threshold (its
+confidence under this) waits `SLOW_K` frames and is checked on the long windows: a slow ball
+rolling by a resting one within a few millimetres sets the one-frame test off on noise."""
 
 _CONFIDENCE = 0.75
 """A soft contact is less sure than a clear kick: under the referee's review threshold."""
@@ -62,6 +69,53 @@ class SoftContacts:
                 events.append(event)
         return events
 
+    def _held_for_check(self, ready: list[ShotEvent]) -> list[ShotEvent]:
+        """The ``ready`` events to emit now; marginal ball-ball contacts (`_CHECK_BELOW`) are
+        held for `_checked`."""
+        now = []
+        for event in ready:
+            if event.kind is EventKind.BALL_BALL and event.confidence < _CHECK_BELOW:
+                self._unchecked.append(event)
+            else:
+                now.append(event)
+        return now
+
+    def _checked(self) -> list[ShotEvent]:
+        """The held contacts whose time the window's centre has reached: kept unless the two
+        balls' relative velocity, over frames free of their other contacts, clearly did not
+        turn there (`_turn`). Too few free frames, or a ball in the air: kept."""
+        stack, k = self._window, SLOW_K
+        if not self._unchecked or len(stack) < 2 * k + 1:
+            return []
+        span = slice(-(2 * k + 1), None)
+        centre = stack.times[-k - 1]
+        kept, waiting = [], []
+        for event in self._unchecked:
+            if event.time > centre:
+                waiting.append(event)
+            elif self._refuted(event, span):
+                key = tuple(sorted(BALLS.index(b) for b in event.balls))
+                self._contact_times.remove((event.time, key))
+            else:
+                kept.append(event)
+        self._unchecked = waiting
+        return kept
+
+    def _refuted(self, event: ShotEvent, span: slice) -> bool:
+        """Whether the long windows show that a held contact's balls did not touch."""
+        ra, rb = (BALLS.index(b) for b in event.balls)
+        stack = self._window
+        if not (stack.on_table[span, ra].all() and stack.on_table[span, rb].all()):
+            return False
+        if self._in_the_air(ra, rb):
+            return False
+        sigma = math.hypot(
+            median_sigma(stack.measured_sigma[span, ra]),
+            median_sigma(stack.measured_sigma[span, rb]),
+        )
+        turn = self._turn(ra, rb, span, sigma, ignore=event.time)
+        return turn is not None and not turn[0]
+
     def _soft_pair(self, ra: int, rb: int, span: slice) -> ShotEvent | None:
         """The soft contact of balls ``ra`` and ``rb`` at the window's centre, or None: not at
         their closest there, a contact of theirs already found within the window, one of them
@@ -86,23 +140,10 @@ class SoftContacts:
             return None
         if any(p.pair == key for p in self._pending) or self._in_the_air(ra, rb):
             return None
-        before, after = self._free_of_others(ra, rb, times, stack.seen[span])
-        if len(before) < _MIN_SIDE or len(after) < _MIN_SIDE:
+        turn = self._turn(ra, rb, span, sigma)
+        if turn is None or not turn[0]:
             return None
-        lines_in = [fit_line(times[before], rel[before, i], sigma) for i in (0, 1)]
-        lines_out = [fit_line(times[after], rel[after, i], sigma) for i in (0, 1)]
-        v_in = np.array([line[0] for line in lines_in])
-        change = np.array([line[0] for line in lines_out]) - v_in
-        noise = math.hypot(lines_in[0][1], lines_out[0][1])
-        normal = rel[k] / max(float(dist[k]), 1e-9)
-        along = float(change @ normal)
-        across = abs(float(change[0] * normal[1] - change[1] * normal[0]))
-        least = max(_SOFT_MIN_KICK, self.config.noise_sigmas * noise)
-        closing = -float(v_in @ normal)
-        # Equal balls part at most as fast as they closed (restitution under one): the change
-        # along the line of centres is at most twice the closing speed.
-        if along < least or across > _ACROSS * along + 3 * noise or 2 * closing < along - 3 * noise:
-            return None
+        _, lines_in, before, after = turn
         t = self._soft_time(lines_in)
         if t > times[k + 1]:
             return None  # the touch is later: judged when its frame is the centre
@@ -121,6 +162,40 @@ class SoftContacts:
             time_uncertainty=half,
         )
 
+    def _turn(self, ra: int, rb: int, span: slice, sigma: float, ignore: float = math.nan):
+        """(turned, lines in, frames before, frames after) of the pair's relative position
+        about the window's centre, or None when too few frames each side are free of the two
+        balls' other contacts (a contact at ``ignore`` is the one judged). Turned: the two were
+        closing, and their relative velocity changed along the line of centres by more than
+        `_SOFT_MIN_KICK` and the noise, and little across it. (How fast they closed is not
+        compared with the change: at speed, a few milliseconds' error in the touch's time turns
+        the line of centres by degrees, and a graze's closing speed with it.)"""
+        stack, k = self._window, SLOW_K
+        times = stack.times[span]
+        before, after = self._free_of_others(ra, rb, times, stack.seen[span], ignore)
+        if len(before) < _MIN_SIDE or len(after) < _MIN_SIDE:
+            return None
+        rel = stack.points[span, rb] - stack.points[span, ra]
+        lines_in = [fit_line(times[before], rel[before, i], sigma) for i in (0, 1)]
+        lines_out = [fit_line(times[after], rel[after, i], sigma) for i in (0, 1)]
+        v_in = np.array([line[0] for line in lines_in])
+        change = np.array([line[0] for line in lines_out]) - v_in
+        noise = math.hypot(lines_in[0][1], lines_out[0][1])
+        # The line of centres when they touched: where the line in puts the pair then (a fast
+        # pair has turned about each other by the centre frame).
+        t = times[k] if math.isnan(ignore) else ignore
+        at = np.array([line[3] + line[0] * (t - line[2]) for line in lines_in])
+        normal = at / max(float(np.hypot(*at)), 1e-9)
+        along = float(change @ normal)
+        across = abs(float(change[0] * normal[1] - change[1] * normal[0]))
+        closing = -float(v_in @ normal)
+        turned = (
+            along >= max(_SOFT_MIN_KICK, self.config.noise_sigmas * noise)
+            and across <= _ACROSS * along + 3 * noise
+            and closing > 0
+        )
+        return turned, lines_in, before, after
+
     def _soft_time(self, lines_in) -> float:
         """When the relative position, carried on along its line in, is one diameter long; or,
         if that line never gets so close (noise, a graze), when it is shortest."""
@@ -138,14 +213,20 @@ class SoftContacts:
         frames = list(self._frames)[-(2 * SLOW_K + 1) :]
         return any(f.airborne is not None and (f.airborne[ra] or f.airborne[rb]) for f in frames)
 
-    def _free_of_others(self, ra: int, rb: int, times: np.ndarray, seen: np.ndarray):
+    def _free_of_others(self, ra, rb, times: np.ndarray, seen: np.ndarray, ignore=math.nan):
         """The frames each side of the window's centre on which both balls were seen and
-        neither was in another contact (with a ball, found or pending, or a cushion) since or
-        until."""
+        neither was in another contact (with a ball, found or pending, a cushion, the cue or a
+        hand) since or until."""
         k = len(times) // 2
-        contacts = [t for t, pair in self._contact_times if ra in pair or rb in pair]
+        contacts = [
+            t for t, pair in self._contact_times if (ra in pair or rb in pair) and t != ignore
+        ]
         contacts += [p.event.time for p in self._pending if ra in p.pair or rb in p.pair]
         contacts += [t for (r, _), t in self._cushion_last.items() if r in (ra, rb)]
+        # The cue's strike and a hand's touch set a ball moving too.
+        contacts += [self._disturbed_last.get(r, -math.inf) for r in (ra, rb)]
+        if CUE_ROW in (ra, rb):
+            contacts.append(self._strike_time)
         last = max((t for t in contacts if t <= times[k]), default=-math.inf)
         upcoming = min((t for t in contacts if t > times[k]), default=math.inf)
         both = seen[:, ra] & seen[:, rb]
