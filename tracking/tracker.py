@@ -178,6 +178,63 @@ def _rolling(tracks: list[_Track]) -> bool:
     return False
 
 
+_SURE = 1e-9
+"""Relative margin past which a squared distance surely says which side of a reach a pair lies
+(its rounding is a few units in 1e-16); inside it, `np.hypot` decides, as an array step does."""
+
+
+def _close_pairs(
+    xs: list[float], ys: list[float], moving: list[bool], reach: float
+) -> list[tuple[int, int]]:
+    """The pairs (i, j), i < j, of which at least one is moving, whose centres lie nearer than
+    ``reach``: the pairs where ``np.hypot(xs[i] - xs[j], ys[i] - ys[j]) < reach`` over every
+    pair would be True, in that matrix's row-major order. Swept along x, so a frame's balls
+    spread over the table cost a few tests each rather than one per pair."""
+    far, far2, near2 = reach * (1 + _SURE), (reach * (1 + _SURE)) ** 2, (reach * (1 - _SURE)) ** 2
+    # (A nan centre is near nothing.)
+    order = sorted(
+        (k for k in range(len(xs)) if xs[k] == xs[k] and ys[k] == ys[k]), key=xs.__getitem__
+    )
+    pairs = []
+    for a, i in enumerate(order):
+        xi, yi, mi = xs[i], ys[i], moving[i]
+        for j in order[a + 1 :]:
+            dx = xs[j] - xi
+            if dx >= far:
+                break  # and every one after it
+            if not (mi or moving[j]):
+                continue
+            dy = ys[j] - yi
+            d2 = dx * dx + dy * dy
+            if d2 >= far2 or (d2 >= near2 and not np.hypot(dx, dy) < reach):
+                continue
+            pairs.append((i, j) if i < j else (j, i))
+    pairs.sort()
+    return pairs
+
+
+_FIT_MARGIN = 1e-6
+"""Relative margin of `_surely_faster`: the two fits' roundings differ by under 1e-9 of the
+speed (positions to metres, times to a day, over a quarter second)."""
+
+
+def _surely_faster(recent: list[tuple[float, list[float]]], speed: float) -> bool:
+    """Whether the straight-line fit of `Tracker._check_rest` over ``recent`` (time, [x, y])
+    surely moves faster than ``speed``: the same least-squares slope in plain floats, trusted
+    only past `_FIT_MARGIN` (its sums round in another order than the arrays' do)."""
+    n = len(recent)
+    mean_t = sum(ti for ti, _ in recent) / n
+    mean_x = sum(zi[0] for _, zi in recent) / n
+    mean_y = sum(zi[1] for _, zi in recent) / n
+    stt = stx = sty = 0.0
+    for ti, (x, y) in recent:
+        c = ti - mean_t
+        stt += c * c
+        stx += c * (x - mean_x)
+        sty += c * (y - mean_y)
+    return math.hypot(stx, sty) > speed * stt * (1 + _FIT_MARGIN)
+
+
 class Tracker:
     """Keeps one track per ball and returns every ball's state each frame.
 
@@ -257,16 +314,17 @@ class Tracker:
                 track.kf.predict_still(dt)
             return
         xy = [track.kf.xy for track in live]
-        px, py = np.array([x for x, _ in xy]), np.array([y for _, y in xy])
         d = self.table.ball_diameter
-        gaps = np.hypot(px[:, None] - px, py[:, None] - py)
-        np.fill_diagonal(gaps, np.inf)
-        crowded = (gaps.min(axis=1) < 2.5 * d).tolist()
-        for track, (x, y), crowd in zip(live, xy, crowded, strict=True):
-            if _resting(track):
-                track.kf.predict_still(dt)
+        rolling = [not _resting(track) for track in live]
+        crowded = [False] * len(live)
+        for i, j in _close_pairs([x for x, _ in xy], [y for _, y in xy], rolling, 2.5 * d):
+            crowded[i] = crowded[j] = True
+        edge_gap = self._geo.edge_gap
+        for track, (x, y), moving, crowd in zip(live, xy, rolling, crowded, strict=True):
+            if moving:
+                track.kf.predict(dt, False, crowd or edge_gap(x, y) < 2 * d)
             else:
-                track.kf.predict(dt, False, crowd or self._geo.edge_gap(x, y) < 2 * d)
+                track.kf.predict_still(dt)
 
     def _associate(self, seen: _Sightings, dt: float) -> dict[int, int]:
         detections = seen.det
@@ -481,23 +539,14 @@ class Tracker:
                 last_y.append(y)
         if len(rows) < 2:
             return matched
-        moving = np.array(rolling)
-        # Each pair's last line (ax, ay) and its line now (nx, ny), axis by axis.
-        px, py = np.array(last_x), np.array(last_y)
-        ax, ay = px[:, None] - px, py[:, None] - py
-        close = np.hypot(ax, ay) < 2.5 * self.table.ball_diameter
-        close &= moving[:, None] | moving
-        if not close.any():
-            return matched
-        nx = np.array([seen.xy[col][0] for col in cols])
-        ny = np.array([seen.xy[col][1] for col in cols])
-        flipped = (nx[:, None] - nx) * ax + (ny[:, None] - ny) * ay < 0
-        pairs = np.nonzero(close & flipped)
-        for i, j in zip(pairs[0].tolist(), pairs[1].tolist(), strict=True):
-            if i > j:
-                continue  # each pair once
-            a, b = rows[i], rows[j]
-            matched[a], matched[b] = matched[b], matched[a]
+        xy = seen.xy
+        for i, j in _close_pairs(last_x, last_y, rolling, 2.5 * self.table.ball_diameter):
+            # Their last line (ax, ay) and their line now: reversed, they passed each other.
+            nx, ny = xy[cols[i]]
+            mx, my = xy[cols[j]]
+            if (nx - mx) * (last_x[i] - last_x[j]) + (ny - my) * (last_y[i] - last_y[j]) < 0:
+                a, b = rows[i], rows[j]
+                matched[a], matched[b] = matched[b], matched[a]
         return matched
 
     def _airborne(self, track: _Track, radius_px: float) -> bool:
@@ -678,6 +727,8 @@ class Tracker:
         if len(recent) < 3 or recent[-1][0] > t - window * 0.9:
             return
         recent.reverse()
+        if _surely_faster(recent, self.config.rest_speed):
+            return  # (the exact fit, in array steps, costs ten times this test)
         times = np.array([ti for ti, _ in recent], dtype=float)
         pts = np.array([v for _, zi in recent for v in zi], dtype=float).reshape(-1, 2)
         # (ndarray.mean is this sum and division, after a few microseconds of checks.)
