@@ -61,6 +61,8 @@ _NAME_MEMORY = 0.95
 """Each sighting's weight in a track's running name score, per newer sighting (about the last
 twenty count)."""
 
+_ALL_ROWS = list(range(len(BALLS)))
+
 _RELABEL_COST = math.log(1e6)
 """A confirmed track is renamed when its recent sightings make a ball not on the table this
 much likelier than its own name: vision calls it that, steadily."""
@@ -128,9 +130,6 @@ class _Track:
     """Sightings since the track was (re)started: under `_CONFIRM_SIGHTINGS` it is tentative."""
     id_cost: np.ndarray | None = None
     """While tentative: each ball's identity cost summed over its sightings (minus log p)."""
-    name_score: np.ndarray | None = None
-    """Each ball's identity cost over its recent sightings, older ones fading (`_NAME_MEMORY`):
-    what vision has been calling this ball lately."""
     history: deque = field(default_factory=lambda: deque(maxlen=64))
     """(time, [x, y]) of its latest sightings, oldest first: the rest test fits its tail."""
 
@@ -249,6 +248,12 @@ class Tracker:
         self.table = table
         self.config = config or TrackerConfig()
         self._tracks = [_Track() for _ in BALLS]
+        # Row r: the track at row r's identity cost over its recent sightings, older ones
+        # fading (`_NAME_MEMORY`): what vision has been calling that ball lately (the rows of
+        # all tracks in one array, as they are updated together each frame). A rename swaps
+        # rows; `_named[r]` is False until the track at r is first seen.
+        self._name_score = np.zeros((len(BALLS), len(BALLS)))
+        self._named = [False] * len(BALLS)
         self._time: float | None = None
         self._time_first: float | None = None
         self._pending: list[_Pending] = []
@@ -460,23 +465,34 @@ class Tracker:
         if not rows:
             return
         scores = np.take(id_cost, [matched[r] for r in rows], axis=1).T
-        tracks = [self._tracks[row] for row in rows]
-        known = [k for k, track in enumerate(tracks) if track.name_score is not None]
-        if len(known) == len(rows):
-            scores += _NAME_MEMORY * np.array([track.name_score for track in tracks])
-        elif known:
-            scores[known] += _NAME_MEMORY * np.array([tracks[k].name_score for k in known])
-        for k, track in enumerate(tracks):
-            track.name_score = scores[k]
+        named = self._named
+        if rows == _ALL_ROWS and all(named):
+            # Every ball seen, in row order (most frames): whole arrays, no gathering.
+            scores += _NAME_MEMORY * self._name_score
+            self._name_score = scores
+            own = scores.diagonal()
+        else:
+            known = [k for k, row in enumerate(rows) if named[row]]
+            if len(known) == len(rows):
+                scores += _NAME_MEMORY * self._name_score[rows]
+            elif known:
+                scores[known] += _NAME_MEMORY * self._name_score[[rows[k] for k in known]]
+            self._name_score[rows] = scores
+            for row in rows:
+                named[row] = True
+            own = scores[np.arange(len(rows)), rows]
         # Only a track whose own name is this far behind another's can be renamed.
-        behind = scores[np.arange(len(rows)), rows] - scores.min(axis=1) >= _RELABEL_COST
+        behind = own - scores.min(axis=1) >= _RELABEL_COST
+        if not behind.any():
+            return
+        scores = scores.copy()  # (a rename swaps rows of `_name_score`, which may be it)
         for k in behind.nonzero()[0].tolist():
             row = rows[k]
             if self._tracks[row].seen_count < _CONFIRM_SIGHTINGS:
                 continue
-            named = self._take_name(matched, row, scores[k], _RELABEL_COST)
-            if named is not None:
-                log.info("%s: renamed %s, as vision has been calling it", BALLS[row], BALLS[named])
+            taken = self._take_name(matched, row, scores[k], _RELABEL_COST)
+            if taken is not None:
+                log.info("%s: renamed %s, as vision has been calling it", BALLS[row], BALLS[taken])
 
     def _take_name(
         self, matched: dict[int, int], row: int, cost: np.ndarray, margin: float
@@ -490,6 +506,9 @@ class Tracker:
         if self._tracks[named].status is not _UNSEEN:
             return None
         self._tracks[row], self._tracks[named] = self._tracks[named], self._tracks[row]
+        # Its name score goes with it.
+        self._name_score[[row, named]] = self._name_score[[named, row]]
+        self._named[row], self._named[named] = self._named[named], self._named[row]
         matched[named] = matched.pop(row)
         return named
 
