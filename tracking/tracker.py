@@ -379,18 +379,11 @@ class Tracker:
         if not rows:
             return {}
         id_cost = identity_cost(detections.identity, seen.unknown)
-        named = id_cost.copy()  # before new balls' weak names are ruled out below
+        # (Kept as it is before new balls' weak names are ruled out below.)
+        named = id_cost.copy() if special else id_cost
         # A new or re-spotted ball needs its identity from vision, not just a free detection.
         p_id = detections.identity
-        # Balls come onto the table by hand, onto the cloth: a ball seen in a pocket's opening
-        # (a pocketed one sinking, darkened) is never a new ball, except one hanging in the jaws
-        # when the table is first seen.
-        first = t == self._time_first
-        in_pocket = np.zeros(len(detections), dtype=bool)
-        geo = self._geo
-        for j, ((x, y), edge) in enumerate(zip(seen.xy, seen.edge, strict=True)):
-            if edge <= geo.d:  # only near a cushion line is a pocket opening
-                in_pocket[j] = self._dropped(x, y, first)
+        in_pocket = self._in_pocket(seen) if special or any(tentative) else None
         elsewhere = None
         if any(tentative):
             elsewhere = np.full((len(rows), len(detections)), np.inf)
@@ -444,6 +437,18 @@ class Tracker:
         self._rename_misnamed(matched, named)
         return self._keep_order(matched, seen)
 
+    def _in_pocket(self, seen: _Sightings) -> np.ndarray:
+        """(n,) True for detections in a pocket's opening. Balls come onto the table by hand,
+        onto the cloth: a ball seen there (a pocketed one sinking, darkened) is never a new
+        ball, except one hanging in the jaws when the table is first seen."""
+        first = seen.det.time == self._time_first
+        in_pocket = np.zeros(len(seen.det), dtype=bool)
+        geo = self._geo
+        for j, ((x, y), edge) in enumerate(zip(seen.xy, seen.edge, strict=True)):
+            if edge <= geo.d:  # only near a cushion line is a pocket opening
+                in_pocket[j] = self._dropped(x, y, first)
+        return in_pocket
+
     def _rename_tentative(self, matched: dict[int, int], id_cost: np.ndarray) -> None:
         """A tentative track whose sightings, this one included, name a ball not on the table
         far likelier than its own was that ball misnamed at first: the track becomes that
@@ -481,10 +486,11 @@ class Tracker:
             for row in rows:
                 named[row] = True
             own = scores[np.arange(len(rows)), rows]
-        # Only a track whose own name is this far behind another's can be renamed.
-        behind = own - scores.min(axis=1) >= _RELABEL_COST
-        if not behind.any():
+        # Only a track whose own name is this far behind another's can be renamed. (The
+        # largest lead over the own name is own - min, rounded the same: rounding is monotone.)
+        if float((own[:, None] - scores).max()) < _RELABEL_COST:
             return
+        behind = own - scores.min(axis=1) >= _RELABEL_COST
         scores = scores.copy()  # (a rename swaps rows of `_name_score`, which may be it)
         for k in behind.nonzero()[0].tolist():
             row = rows[k]
