@@ -469,7 +469,9 @@ class Tracker:
         rows = list(matched)
         if not rows:
             return
-        scores = np.take(id_cost, [matched[r] for r in rows], axis=1).T
+        # Row k: the identity cost of the detection matched to rows[k] (id_cost.T is (n, 16)
+        # and C-ordered, so this is a gather of whole rows).
+        scores = id_cost.T[[matched[r] for r in rows]]
         named = self._named
         if rows == _ALL_ROWS and all(named):
             # Every ball seen, in row order (most frames): whole arrays, no gathering.
@@ -477,15 +479,16 @@ class Tracker:
             self._name_score = scores
             own = scores.diagonal()
         else:
+            at = np.array(rows)
             known = [k for k, row in enumerate(rows) if named[row]]
             if len(known) == len(rows):
-                scores += _NAME_MEMORY * self._name_score[rows]
+                scores += _NAME_MEMORY * self._name_score[at]
             elif known:
-                scores[known] += _NAME_MEMORY * self._name_score[[rows[k] for k in known]]
-            self._name_score[rows] = scores
+                scores[known] += _NAME_MEMORY * self._name_score[at[known]]
+            self._name_score[at] = scores
             for row in rows:
                 named[row] = True
-            own = scores[np.arange(len(rows)), rows]
+            own = scores[np.arange(len(rows)), at]
         # Only a track whose own name is this far behind another's can be renamed. (The
         # largest lead over the own name is own - min, rounded the same: rounding is monotone.)
         if float((own[:, None] - scores).max()) < _RELABEL_COST:
