@@ -597,20 +597,29 @@ class Tracker:
         self, matches: dict[int, int], seen: _Sightings, t: float, dt: float
     ) -> None:
         """`_update_seen` for each matched ball, with how far each resting ball's detection
-        lies from its rest spot found for all of them in one array step."""
-        resting, step_x, step_y = [], [], []
+        lies from its rest spot. That distance only meets the start threshold: a ball surely
+        within it (by its squared distance, in floats) is given 0.0, and the distances of the
+        others are found in one array step."""
+        config = self.config
+        start_min, start_sigmas = config.start_min_mm, config.start_sigmas
+        moved: dict[int, float] = {}
+        unsure, step_x, step_y = [], [], []
         for row, col in matches.items():
             track = self._tracks[row]
             if track.status in ON_TABLE and _resting(track):
                 x, y = seen.xy[col]
                 rest_x, rest_y = track.rest_pos
-                resting.append(row)
-                step_x.append(x - rest_x)
-                step_y.append(y - rest_y)
-        moved: dict[int, float] = {}
-        if resting:
+                dx, dy = x - rest_x, y - rest_y
+                threshold = max(start_min, start_sigmas * seen.sigma[col]) * (1 - _SURE)
+                if dx * dx + dy * dy < threshold * threshold:
+                    moved[row] = 0.0
+                else:
+                    unsure.append(row)
+                    step_x.append(dx)
+                    step_y.append(dy)
+        if unsure:
             gaps = np.hypot(np.array(step_x), np.array(step_y)).tolist()
-            moved = dict(zip(resting, gaps, strict=True))
+            moved.update(zip(unsure, gaps, strict=True))
         for row, col in matches.items():
             self._update_seen(row, col, seen, moved.get(row), t, dt)
 
@@ -618,7 +627,8 @@ class Tracker:
         self, row: int, col: int, seen: _Sightings, moved: float | None, t: float, dt: float
     ) -> None:
         """Fold detection ``col`` into the track at ``row`` (``moved``: how far it lies from
-        the ball's rest spot, for a resting ball; None for the others)."""
+        the ball's rest spot, for a resting ball, or 0.0 when surely under the start threshold;
+        None for the others)."""
         track = self._tracks[row]
         z, xy, sigma = seen.z[col], seen.xy[col], seen.sigma[col]
         self._update_radius(track, seen.radius[col])
