@@ -336,8 +336,10 @@ class Tracker:
         if len(detections) == 0:
             return {}
         t = detections.time
-        rows, variance, gate, miss, tentative = [], [], [], [], []
-        predicted = []  # each candidate's predicted x and y in turn
+        rows, tentative = [], []
+        # Each candidate's predicted x and y, variance, gate and miss cost in turn (made into
+        # one array below, whose columns `assign` reads).
+        per_ball = []
         special = []  # (index, row) of balls hidden at rest or off the table
         # Balls come onto the table by hand, between shots: while a ball rolls, a detection no
         # track takes is a misnamed moving ball or a ghost, never a new or re-spotted ball.
@@ -360,21 +362,15 @@ class Tracker:
                     if not track.moving_before_hidden:
                         special.append((len(rows), row))
                 rows.append(row)
-                predicted += (x, y)
                 s2 = sigma**2
-                variance.append(s2)
-                gate.append(g)
-                miss.append(_MISS_COST + math.log(s2 + last_sigma**2) * 0.5)
+                per_ball += (x, y, s2, g, _MISS_COST + math.log(s2 + last_sigma**2) * 0.5)
                 tentative.append(not rolling and track.seen_count < _CONFIRM_SIGHTINGS)
             elif not rolling and (
                 track.status is _UNSEEN or t - track.gone_at >= self.config.respawn_after
             ):
                 special.append((len(rows), row))
                 rows.append(row)
-                predicted += (math.nan, math.nan)
-                variance.append(1.0)
-                gate.append(math.inf)
-                miss.append(_MISS_COST)
+                per_ball += (math.nan, math.nan, 1.0, math.inf, _MISS_COST)
                 tentative.append(False)
         if not rows:
             return {}
@@ -391,7 +387,8 @@ class Tracker:
                 row = rows[i]
                 strong = (p_id[:, row] >= _NEW_ID) & ~in_pocket
                 elsewhere[i, strong] = _FREE_POSITION_COST + id_cost[row, strong]
-        predicted_at = np.array(predicted, dtype=float).reshape(-1, 2)
+        columns = np.array(per_ball, dtype=float).reshape(-1, 5)
+        predicted_at = columns[:, :2]
         moved = None
         for i, row in special:
             track = self._tracks[row]
@@ -416,20 +413,23 @@ class Tracker:
                 id_cost[row, weak] = np.inf
         found = assign(
             predicted_at,
-            np.array(variance),
-            np.array(gate),
+            columns[:, 2],
+            columns[:, 3],
             np.array(rows),
             detections.positions,
             detections.sigma**2,
             id_cost,
-            np.array(miss),
+            columns[:, 4],
             _FREE_POSITION_COST,
             elsewhere,
         )
         matched = {rows[i]: col for i, col in found.items()}
         for i, col in found.items():
             track = self._tracks[rows[i]]
-            if tentative[i] and math.dist(track.kf.position, detections.positions[col]) > gate[i]:
+            if (
+                tentative[i]
+                and math.dist(track.kf.position, detections.positions[col]) > per_ball[5 * i + 3]
+            ):
                 # Its first sightings were another ball's: start it again where it is.
                 log.debug("%s: tentative track moved to a detection named as it", BALLS[rows[i]])
                 track.status = _UNSEEN
