@@ -130,3 +130,35 @@ def _fill_costs(
             if d2 > gate2 or not np.isfinite(cost):
                 cost = _FORBIDDEN
             full[i, j] = cost
+
+
+@njit(cache=True, nogil=True)
+def fold_names(
+    name_score: np.ndarray, named: np.ndarray, costs_t: np.ndarray, pairs: np.ndarray, memory: float
+) -> float:
+    """Fold this frame's identity evidence into each matched track's running name score, in
+    place: for each (row, detection) in ``pairs``, ``name_score[row]`` becomes the detection's
+    identity costs (``costs_t[detection]``, (16,)) plus ``memory`` times the old score (just
+    the costs at a track's first sighting, ``named[row]`` False; it is then set True).
+
+    Returns:
+        The largest lead, over matched tracks, of the likeliest name over the track's own
+        (its own name's score minus its lowest score): a track is renamed only past some lead.
+    """
+    lead = -np.inf
+    for k in range(pairs.shape[0]):
+        row, col = pairs[k, 0], pairs[k, 1]
+        known = named[row]
+        low = np.inf
+        for j in range(name_score.shape[1]):
+            score = costs_t[col, j]
+            if known:
+                score = score + memory * name_score[row, j]
+            name_score[row, j] = score
+            if score < low:
+                low = score
+        named[row] = True
+        behind = name_score[row, row] - low
+        if behind > lead:
+            lead = behind
+    return lead

@@ -21,7 +21,7 @@ from calibration.table import TableSpec
 from rules.events import EventKind, EvidenceSource
 from rules.signals import PocketSignal
 from rules.table import PocketId
-from tracking.associate import assign, identity_cost
+from tracking.associate import assign, fold_names, identity_cost
 from tracking.geometry import TableCache
 from tracking.model import (
     BALLS,
@@ -60,8 +60,6 @@ it moves it a few centimetres."""
 _NAME_MEMORY = 0.95
 """Each sighting's weight in a track's running name score, per newer sighting (about the last
 twenty count)."""
-
-_ALL_ROWS = list(range(len(BALLS)))
 
 _RELABEL_COST = math.log(1e6)
 """A confirmed track is renamed when its recent sightings make a ball not on the table this
@@ -253,7 +251,7 @@ class Tracker:
         # all tracks in one array, as they are updated together each frame). A rename swaps
         # rows; `_named[r]` is False until the track at r is first seen.
         self._name_score = np.zeros((len(BALLS), len(BALLS)))
-        self._named = [False] * len(BALLS)
+        self._named = np.zeros(len(BALLS), dtype=bool)
         self._time: float | None = None
         self._time_first: float | None = None
         self._pending: list[_Pending] = []
@@ -469,32 +467,14 @@ class Tracker:
         rows = list(matched)
         if not rows:
             return
-        # Row k: the identity cost of the detection matched to rows[k] (id_cost.T is (n, 16)
-        # and C-ordered, so this is a gather of whole rows).
-        scores = id_cost.T[[matched[r] for r in rows]]
-        named = self._named
-        if rows == _ALL_ROWS and all(named):
-            # Every ball seen, in row order (most frames): whole arrays, no gathering.
-            scores += _NAME_MEMORY * self._name_score
-            self._name_score = scores
-            own = scores.diagonal()
-        else:
-            at = np.array(rows)
-            known = [k for k, row in enumerate(rows) if named[row]]
-            if len(known) == len(rows):
-                scores += _NAME_MEMORY * self._name_score[at]
-            elif known:
-                scores[known] += _NAME_MEMORY * self._name_score[at[known]]
-            self._name_score[at] = scores
-            for row in rows:
-                named[row] = True
-            own = scores[np.arange(len(rows)), at]
-        # Only a track whose own name is this far behind another's can be renamed. (The
-        # largest lead over the own name is own - min, rounded the same: rounding is monotone.)
-        if float((own[:, None] - scores).max()) < _RELABEL_COST:
+        pairs = np.array(list(matched.items()))
+        # Only a track whose own name is this far behind another's can be renamed.
+        if fold_names(self._name_score, self._named, id_cost.T, pairs, _NAME_MEMORY) < (
+            _RELABEL_COST
+        ):
             return
-        behind = own - scores.min(axis=1) >= _RELABEL_COST
-        scores = scores.copy()  # (a rename swaps rows of `_name_score`, which may be it)
+        scores = self._name_score[rows]  # (a copy: a rename swaps rows of `_name_score`)
+        behind = scores[np.arange(len(rows)), rows] - scores.min(axis=1) >= _RELABEL_COST
         for k in behind.nonzero()[0].tolist():
             row = rows[k]
             if self._tracks[row].seen_count < _CONFIRM_SIGHTINGS:

@@ -6,7 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tracking.associate import _FORBIDDEN, _KICK_COST, _fill_costs, assign, identity_cost
+from tracking.associate import (
+    _FORBIDDEN,
+    _KICK_COST,
+    _fill_costs,
+    assign,
+    fold_names,
+    identity_cost,
+)
 
 
 def _costs_by_arrays(
@@ -90,3 +97,29 @@ def test_each_ball_takes_its_own_detection_and_a_ball_past_its_gate_stays_unmatc
         6.0,
     )
     assert found == {0: 1, 1: 0}
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_folded_name_scores_are_the_array_steps_to_the_bit(seed: int) -> None:
+    # Frames of evidence folded into the running name scores, some balls unseen in some
+    # frames, against the same fold as whole-array steps.
+    rng = np.random.default_rng(seed)
+    scores, named = np.zeros((16, 16)), np.zeros(16, dtype=bool)
+    want, want_named = np.zeros((16, 16)), np.zeros(16, dtype=bool)
+    for _ in range(30):
+        n = int(rng.integers(1, 17))
+        identity = rng.dirichlet(np.full(16, 0.3), n) * rng.uniform(0.6, 1.0, (n, 1))
+        id_cost = identity_cost(identity, np.clip(1.0 - identity.sum(axis=1), 0.0, 1.0))
+        rows = sorted(rng.permutation(16)[: min(n, 16)].tolist())
+        cols = rng.permutation(n)[: len(rows)].tolist()
+        pairs = np.array(list(zip(rows, cols, strict=True)))
+        lead = fold_names(scores, named, id_cost.T, pairs, 0.95)
+        frame = np.take(id_cost, cols, axis=1).T
+        known = want_named[rows]
+        frame[known] += 0.95 * want[rows][known]
+        want[rows] = frame
+        want_named[rows] = True
+        own = frame[np.arange(len(rows)), rows]
+        assert scores.tobytes() == want.tobytes()
+        assert np.array_equal(named, want_named)
+        assert lead == float((own - frame.min(axis=1)).max())
