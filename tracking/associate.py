@@ -110,7 +110,7 @@ def _fill_costs(
     (``kick2``), the free cost where the position is unknown (nan), plus the identity cost,
     and `_FORBIDDEN` outside the gate or where a cost is infinite. Each value is the one the
     array expressions (``0.5 * d2 / s2 + 0.5 * np.log(s2)`` and so on) give, operation for
-    operation in the same order."""
+    operation in the same order (numba fuses no multiply-add without fastmath)."""
     m, n = s2.shape
     for i in range(m):
         px, py = predicted[i, 0], predicted[i, 1]
@@ -127,6 +127,7 @@ def _fill_costs(
             if d2 != d2:
                 cost = free_position_cost
             cost = cost + id_cost[ids, j]
+            # (An unknown position's nan distance is never outside the gate.)
             if d2 > gate2 or not np.isfinite(cost):
                 cost = _FORBIDDEN
             full[i, j] = cost
