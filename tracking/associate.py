@@ -11,6 +11,7 @@ gets at most one detection and each detection at most one ball: an assignment pr
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 from scipy.optimize import linear_sum_assignment
 
 _FORBIDDEN = 1e9
@@ -58,24 +59,27 @@ def assign(
     m, n = len(candidates), len(detections)
     if m == 0 or n == 0:
         return {}
-    dx = predicted[:, 0:1] - detections[None, :, 0]
-    dy = predicted[:, 1:2] - detections[None, :, 1]
-    d2 = dx * dx + dy * dy
-    half_d2 = 0.5 * d2
     s2 = variance[:, None] + det_variance
-    nominal = half_d2 / s2 + 0.5 * np.log(s2)
     # Anywhere inside the gate the ball may have been struck or hit since: a broad second
     # hypothesis, a few nats dearer than the prediction, keeps such a ball matched.
     kick2 = ((gate / 3.0) ** 2)[:, None] + det_variance
-    kicked = _KICK_COST + half_d2 / kick2 + 0.5 * np.log(kick2)
     # One "unseen" column per ball, only its own: the matrix is built in place.
     full = np.full((m, n + m), _FORBIDDEN)
+    # (The logarithms are numpy's: a compiled loop's may round differently.)
+    _fill_costs(
+        full,
+        predicted,
+        detections,
+        s2,
+        np.log(s2),
+        kick2,
+        np.log(kick2),
+        gate,
+        id_cost,
+        np.asarray(candidates, dtype=np.int64),
+        free_position_cost,
+    )
     cost = full[:, :n]
-    np.minimum(nominal, kicked, out=cost)
-    cost[np.isnan(d2)] = free_position_cost
-    cost += id_cost[candidates]
-    # (An unknown position's nan distance is never outside the gate.)
-    cost[(d2 > (gate**2)[:, None]) | ~np.isfinite(cost)] = _FORBIDDEN
     if elsewhere is not None:
         np.minimum(cost, np.where(np.isfinite(elsewhere), elsewhere, _FORBIDDEN), out=cost)
     full.reshape(-1)[n :: n + m + 1] = miss_cost  # (i, n + i) for each ball i
@@ -85,3 +89,77 @@ def assign(
         for r, c, v in zip(rows.tolist(), cols.tolist(), full[rows, cols].tolist(), strict=True)
         if c < n and v < _FORBIDDEN
     }
+
+
+@njit(cache=True, nogil=True)
+def _fill_costs(
+    full: np.ndarray,
+    predicted: np.ndarray,
+    detections: np.ndarray,
+    s2: np.ndarray,
+    log_s2: np.ndarray,
+    kick2: np.ndarray,
+    log_kick2: np.ndarray,
+    gate: np.ndarray,
+    id_cost: np.ndarray,
+    candidates: np.ndarray,
+    free_position_cost: float,
+) -> None:
+    """The position and identity cost of each ball and detection into ``full[:, :n]``, in one
+    loop: the nearer of the prediction (variance ``s2``) and the broad kick hypothesis
+    (``kick2``), the free cost where the position is unknown (nan), plus the identity cost,
+    and `_FORBIDDEN` outside the gate or where a cost is infinite. Each value is the one the
+    array expressions (``0.5 * d2 / s2 + 0.5 * np.log(s2)`` and so on) give, operation for
+    operation in the same order (numba fuses no multiply-add without fastmath)."""
+    m, n = s2.shape
+    for i in range(m):
+        px, py = predicted[i, 0], predicted[i, 1]
+        gate2 = gate[i] * gate[i]
+        ids = candidates[i]
+        for j in range(n):
+            dx = px - detections[j, 0]
+            dy = py - detections[j, 1]
+            d2 = dx * dx + dy * dy
+            half_d2 = 0.5 * d2
+            nominal = half_d2 / s2[i, j] + 0.5 * log_s2[i, j]
+            kicked = _KICK_COST + half_d2 / kick2[i, j] + 0.5 * log_kick2[i, j]
+            cost = kicked if kicked < nominal else nominal
+            if d2 != d2:
+                cost = free_position_cost
+            cost = cost + id_cost[ids, j]
+            # (An unknown position's nan distance is never outside the gate.)
+            if d2 > gate2 or not np.isfinite(cost):
+                cost = _FORBIDDEN
+            full[i, j] = cost
+
+
+@njit(cache=True, nogil=True)
+def fold_names(
+    name_score: np.ndarray, named: np.ndarray, costs_t: np.ndarray, pairs: np.ndarray, memory: float
+) -> float:
+    """Fold this frame's identity evidence into each matched track's running name score, in
+    place: for each (row, detection) in ``pairs``, ``name_score[row]`` becomes the detection's
+    identity costs (``costs_t[detection]``, (16,)) plus ``memory`` times the old score (just
+    the costs at a track's first sighting, ``named[row]`` False; it is then set True).
+
+    Returns:
+        The largest lead, over matched tracks, of the likeliest name over the track's own
+        (its own name's score minus its lowest score): a track is renamed only past some lead.
+    """
+    lead = -np.inf
+    for k in range(pairs.shape[0]):
+        row, col = pairs[k, 0], pairs[k, 1]
+        known = named[row]
+        low = np.inf
+        for j in range(name_score.shape[1]):
+            score = costs_t[col, j]
+            if known:
+                score = score + memory * name_score[row, j]
+            name_score[row, j] = score
+            if score < low:
+                low = score
+        named[row] = True
+        behind = name_score[row, row] - low
+        if behind > lead:
+            lead = behind
+    return lead

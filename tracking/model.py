@@ -136,6 +136,26 @@ class Displacement:
     time_uncertainty: float
 
 
+_FLAGS: dict[tuple[BallStatus, ...], tuple[np.ndarray, np.ndarray]] = {}
+"""`_status_flags` by statuses: they change a few times a shot, and the frames come 60 a
+second."""
+
+
+def _status_flags(status: tuple[BallStatus, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """(16,) on the table and (16,) moving for these statuses: read-only arrays, shared by
+    every frame with the same statuses."""
+    flags = _FLAGS.get(status)
+    if flags is None:
+        on = np.array([s in ON_TABLE for s in status])
+        moving = np.array([s is BallStatus.MOVING for s in status])
+        on.setflags(write=False)
+        moving.setflags(write=False)
+        if len(_FLAGS) >= 1024:
+            _FLAGS.clear()
+        flags = _FLAGS[status] = (on, moving)
+    return flags
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class TrackFrame:
     """Every ball's state at one frame time: 16 rows in `BALLS` order.
@@ -203,13 +223,13 @@ class TrackFrame:
                 raise ValueError(f"track frame {self.frame}: {name} has {a.shape[0]} rows")
             a.setflags(write=False)
         status = self.status
-        rolling, hidden_status = BallStatus.MOVING, BallStatus.HIDDEN
-        on = np.array([s in ON_TABLE for s in status])
-        moving = np.array([s is rolling for s in status])
+        hidden_status = BallStatus.HIDDEN
+        on, moving = _status_flags(status)
         if hidden_status in status:
             hidden = np.array([s is hidden_status for s in status])
             speed = np.hypot(self.velocities[:, 0], self.velocities[:, 1])
-            moving |= hidden & (speed > 0)
+            moving = moving | (hidden & (speed > 0))
+            moving.setflags(write=False)
         object.__setattr__(self, "_on_table", on)
         object.__setattr__(self, "_moving", moving)
 

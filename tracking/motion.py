@@ -27,7 +27,12 @@ _SEED_SPEED_SIGMA = 3000.0
 
 
 class BallFilter:
-    """A filterpy `KalmanFilter` for one ball, with the pool-specific predict and re-seed."""
+    """A filterpy `KalmanFilter` for one ball, with the pool-specific predict and re-seed.
+
+    The filter's ``kf.x`` and ``kf.P`` are written only by these methods, which also keep the
+    entries they read as floats (`_floats`): every step reads each ball's state several times
+    a frame, and a float read back from a numpy array costs several times what one kept does.
+    """
 
     def __init__(self, position: np.ndarray, sigma: float, config: TrackerConfig) -> None:
         self.config = config
@@ -35,7 +40,20 @@ class BallFilter:
         self.kf.H = _H.copy()
         self._noise: dict[tuple[float, float], tuple[float, ...]] = {}
         self._noise_by_step: dict[tuple[float, float], tuple[float, ...]] = {}
+        self._kept: list[float] | None = None
         self.seed(position, np.zeros(2), sigma, speed_sigma=1.0)
+
+    def _floats(self) -> list[float]:
+        """x, vx, y, vy, p00, p01, p02, p11, p22, p23, p33: the entries of ``kf.x`` and
+        ``kf.P`` the steps read (P is symmetric, and its other entries stay zero: the axes
+        never mix), as floats; read from the arrays only after a seed or `hold_still`."""
+        kept = self._kept
+        if kept is None:
+            x0, v0, x1, v1 = self.kf.x.ravel().tolist()
+            m = self.kf.P.tolist()
+            kept = [x0, v0, x1, v1, m[0][0], m[0][1], m[0][2], m[1][1], m[2][2], m[2][3], m[3][3]]
+            self._kept = kept
+        return kept
 
     @property
     def position(self) -> np.ndarray:
@@ -45,19 +63,18 @@ class BallFilter:
     @property
     def xy(self) -> tuple[float, float]:
         """The filtered centre as two floats, mm."""
-        x = self.kf.x
-        return (float(x[0, 0]), float(x[2, 0]))
+        kept = self._floats()
+        return (kept[0], kept[2])
 
     def state_and_sigma(self) -> tuple[float, float, float, float, float]:
         """The state (x, vx, y, vy) and `position_sigma` as floats in one step."""
-        x0, v0, x1, v1 = self.kf.x.ravel().tolist()
-        p = self.kf.P
-        return (x0, v0, x1, v1, math.sqrt(0.5 * (float(p[0, 0]) + float(p[2, 2]))))
+        x0, v0, x1, v1, p00, _, _, _, p22, _, _ = self._floats()
+        return (x0, v0, x1, v1, math.sqrt(0.5 * (p00 + p22)))
 
     def centre_and_sigma(self) -> tuple[float, float, float]:
         """`xy` and `position_sigma` in one step, for the loops over every ball."""
-        x, p = self.kf.x, self.kf.P
-        return (float(x[0, 0]), float(x[2, 0]), math.sqrt(0.5 * (float(p[0, 0]) + float(p[2, 2]))))
+        kept = self._floats()
+        return (kept[0], kept[2], math.sqrt(0.5 * (kept[4] + kept[8])))
 
     @property
     def velocity(self) -> np.ndarray:
@@ -67,13 +84,14 @@ class BallFilter:
     @property
     def speed(self) -> float:
         """Filtered speed, mm/s."""
-        return math.hypot(self.kf.x[1, 0], self.kf.x[3, 0])
+        kept = self._floats()
+        return math.hypot(kept[1], kept[3])
 
     @property
     def position_sigma(self) -> float:
         """Isotropic position standard deviation, mm."""
-        p = self.kf.P
-        return math.sqrt(0.5 * (float(p[0, 0]) + float(p[2, 2])))
+        kept = self._floats()
+        return math.sqrt(0.5 * (kept[4] + kept[8]))
 
     def seed(
         self, position: np.ndarray, velocity: np.ndarray, sigma: float, speed_sigma: float
@@ -81,6 +99,7 @@ class BallFilter:
         """Restart the filter at a measured position and velocity (after a contact)."""
         self.kf.x = np.array([[position[0]], [velocity[0]], [position[1]], [velocity[1]]])
         self.kf.P = np.diag([sigma**2, speed_sigma**2, sigma**2, speed_sigma**2])
+        self._kept = None
 
     def hold_still(self) -> None:
         """Pin the velocity to zero: the ball is at rest."""
@@ -90,6 +109,7 @@ class BallFilter:
         self.kf.P[:, 1] = 0.0
         self.kf.P[3, :] = 0.0
         self.kf.P[:, 3] = 0.0
+        self._kept = None
 
     def _process_noise(self, dt: float, accel_sigma: float) -> tuple[float, ...]:
         """`Q_discrete_white_noise`'s entries per axis (q[i, i], q[i, i+1], q[i+1, i+1] for
@@ -123,33 +143,40 @@ class BallFilter:
         if at_rest:
             self.predict_still(dt)
             return
-        x, p = self.kf.x, self.kf.P
         q = self._process_noise(
             dt, self.config.contact_noise if near_contact else self.config.accel_noise
         )
-        x0, vx, x1, vy = x.ravel().tolist()
+        x0, vx, x1, vy, p00, p01, p02, p11, p22, p23, p33 = self._floats()
         speed = math.hypot(vx, vy)
         # Rolling resistance slows the ball but never turns it round within one step.
         decel = min(self.config.rolling_decel, speed / dt) / speed if speed > 0 else 0.0
         half_dt2 = 0.5 * dt * dt
         ax, ay = -decel * vx, -decel * vy
-        m = p.tolist()
         # Per axis, state (s, v) with covariance [[ss, sv], [sv, vv]]: x = F x + B u and
         # P = F P F' + Q in closed form.
-        cross_x = m[0][1] + dt * m[1][1]
-        cross_y = m[2][3] + dt * m[3][3]
-        x[:, 0] = (
+        cross_x = p01 + dt * p11
+        cross_y = p23 + dt * p33
+        kept = self._kept = [
             x0 + (dt * vx + half_dt2 * ax),
             vx + dt * ax,
             x1 + (dt * vy + half_dt2 * ay),
             vy + dt * ay,
-        )
-        p[0, 0] = m[0][0] + (dt * (m[0][1] + cross_x) + q[0])
-        p[0, 1] = p[1, 0] = cross_x + q[1]
-        p[1, 1] = m[1][1] + q[2]
-        p[2, 2] = m[2][2] + (dt * (m[2][3] + cross_y) + q[3])
-        p[2, 3] = p[3, 2] = cross_y + q[4]
-        p[3, 3] = m[3][3] + q[5]
+            p00 + (dt * (p01 + cross_x) + q[0]),
+            cross_x + q[1],
+            p02,
+            p11 + q[2],
+            p22 + (dt * (p23 + cross_y) + q[3]),
+            cross_y + q[4],
+            p33 + q[5],
+        ]
+        x, p = self.kf.x, self.kf.P
+        x[:, 0] = kept[:4]
+        p[0, 0] = kept[4]
+        p[0, 1] = p[1, 0] = kept[5]
+        p[1, 1] = kept[7]
+        p[2, 2] = kept[8]
+        p[2, 3] = p[3, 2] = kept[9]
+        p[3, 3] = kept[10]
 
     def predict_still(self, dt: float) -> None:
         """`predict` for a ball at rest: its velocity is pinned to zero, so only the tiny
@@ -157,9 +184,12 @@ class BallFilter:
         if dt <= 0:
             return
         still = self.config.rest_noise**2 * dt**2
+        kept = self._floats()
+        kept[4] += still
+        kept[8] += still
         p = self.kf.P
-        p[0, 0] += still
-        p[2, 2] += still
+        p[0, 0] = kept[4]
+        p[2, 2] = kept[8]
 
     def update_still(self, z0: float, z1: float, sigma: float) -> tuple[float, float]:
         """Fuse a measurement (``z0``, ``z1``) of a ball at rest: the filter's update with the
@@ -170,44 +200,41 @@ class BallFilter:
             The filtered centre after the update.
         """
         r2 = sigma * sigma
-        x, p = self.kf.x, self.kf.P
-        x0, _, x1, _ = x.ravel().tolist()
-        p00, p22 = float(p[0, 0]), float(p[2, 2])
+        kept = self._floats()
+        x0, _, x1, _, p00, _, _, _, p22, _, _ = kept
         gain0 = p00 / (p00 + r2)
         gain1 = p22 / (p22 + r2)
         x0, x1 = x0 + gain0 * (z0 - x0), x1 + gain1 * (z1 - x1)
+        kept[:5] = (x0, 0.0, x1, 0.0, (1.0 - gain0) * p00)
+        kept[6] = 0.0
+        kept[8] = (1.0 - gain1) * p22
+        x, p = self.kf.x, self.kf.P
         x[:, 0] = (x0, 0.0, x1, 0.0)
-        p[0, 0] = (1.0 - gain0) * p00
-        p[2, 2] = (1.0 - gain1) * p22
+        p[0, 0] = kept[4]
+        p[2, 2] = kept[8]
         p[0, 2] = p[2, 0] = 0.0
         return (x0, x1)
 
     def innovation_nis(self, z: np.ndarray, sigma: float) -> float:
         """Normalised innovation squared of a measurement against the prediction."""
-        p, x = self.kf.P, self.kf.x
+        kept = self._floats()
         return _nis(
-            float(p[0, 0]),
-            float(p[0, 2]),
-            float(p[2, 2]),
-            float(z[0]) - float(x[0, 0]),
-            float(z[1]) - float(x[2, 0]),
-            sigma * sigma,
+            kept[4], kept[6], kept[8], float(z[0]) - kept[0], float(z[1]) - kept[2], sigma * sigma
         )
 
     def update_if_explained(self, z0: float, z1: float, sigma: float, max_nis: float) -> bool:
         """`update` with the measurement (``z0``, ``z1``) unless its `innovation_nis` is over
         ``max_nis``: then the model cannot explain it (a contact turned the ball) and the
-        filter is left for the caller to re-seed. The state is read once for both.
+        filter is left for the caller to re-seed.
 
         Returns:
             Whether the measurement was fused.
         """
-        state = self.kf.x.ravel().tolist()
-        m = self.kf.P.tolist()
+        kept = self._floats()
         r2 = sigma * sigma
-        if _nis(m[0][0], m[0][2], m[2][2], z0 - state[0], z1 - state[2], r2) > max_nis:
+        if _nis(kept[4], kept[6], kept[8], z0 - kept[0], z1 - kept[2], r2) > max_nis:
             return False
-        self._fuse(state, m, z0, z1, r2)
+        self._fuse(kept, z0, z1, r2)
         return True
 
     def update(self, z: np.ndarray, sigma: float) -> None:
@@ -217,15 +244,14 @@ class BallFilter:
         written out per axis as `predict` is: a scalar innovation, the gain P H'/S, and
         P - K H P.
         """
-        state = self.kf.x.ravel().tolist()
-        self._fuse(state, self.kf.P.tolist(), float(z[0]), float(z[1]), sigma * sigma)
+        self._fuse(self._floats(), float(z[0]), float(z[1]), sigma * sigma)
 
-    def _fuse(self, state: list[float], m: list[list[float]], z0: float, z1: float, r2: float):
-        """`update`'s arithmetic on the state (x, vx, y, vy) and covariance ``m`` already
-        read as floats, written back into the filter."""
-        x0, v0, x1, v1 = state
-        x0, v0, p00, p01, p11 = _update_axis(x0, v0, m[0][0], m[0][1], m[1][1], z0, r2)
-        x1, v1, p22, p23, p33 = _update_axis(x1, v1, m[2][2], m[2][3], m[3][3], z1, r2)
+    def _fuse(self, kept: list[float], z0: float, z1: float, r2: float) -> None:
+        """`update`'s arithmetic on `_floats`, written back into the filter."""
+        x0, v0, x1, v1, p00, p01, p02, p11, p22, p23, p33 = kept
+        x0, v0, p00, p01, p11 = _update_axis(x0, v0, p00, p01, p11, z0, r2)
+        x1, v1, p22, p23, p33 = _update_axis(x1, v1, p22, p23, p33, z1, r2)
+        kept[:] = (x0, v0, x1, v1, p00, p01, p02, p11, p22, p23, p33)
         x, p = self.kf.x, self.kf.P
         x[:, 0] = (x0, v0, x1, v1)
         p[0, 0], p[1, 1], p[2, 2], p[3, 3] = p00, p11, p22, p33

@@ -21,7 +21,7 @@ from calibration.table import TableSpec
 from rules.events import EventKind, EvidenceSource
 from rules.signals import PocketSignal
 from rules.table import PocketId
-from tracking.associate import assign, identity_cost
+from tracking.associate import assign, fold_names, identity_cost
 from tracking.geometry import TableCache
 from tracking.model import (
     BALLS,
@@ -128,9 +128,6 @@ class _Track:
     """Sightings since the track was (re)started: under `_CONFIRM_SIGHTINGS` it is tentative."""
     id_cost: np.ndarray | None = None
     """While tentative: each ball's identity cost summed over its sightings (minus log p)."""
-    name_score: np.ndarray | None = None
-    """Each ball's identity cost over its recent sightings, older ones fading (`_NAME_MEMORY`):
-    what vision has been calling this ball lately."""
     history: deque = field(default_factory=lambda: deque(maxlen=64))
     """(time, [x, y]) of its latest sightings, oldest first: the rest test fits its tail."""
 
@@ -178,6 +175,63 @@ def _rolling(tracks: list[_Track]) -> bool:
     return False
 
 
+_SURE = 1e-9
+"""Relative margin past which a squared distance surely says which side of a reach a pair lies
+(its rounding is a few units in 1e-16); inside it, `np.hypot` decides, as an array step does."""
+
+
+def _close_pairs(
+    xs: list[float], ys: list[float], moving: list[bool], reach: float
+) -> list[tuple[int, int]]:
+    """The pairs (i, j), i < j, of which at least one is moving, whose centres lie nearer than
+    ``reach``: the pairs where ``np.hypot(xs[i] - xs[j], ys[i] - ys[j]) < reach`` over every
+    pair would be True, in that matrix's row-major order. Swept along x, so a frame's balls
+    spread over the table cost a few tests each rather than one per pair."""
+    far, far2, near2 = reach * (1 + _SURE), (reach * (1 + _SURE)) ** 2, (reach * (1 - _SURE)) ** 2
+    # (A nan centre is near nothing.)
+    order = sorted(
+        (k for k in range(len(xs)) if xs[k] == xs[k] and ys[k] == ys[k]), key=xs.__getitem__
+    )
+    pairs = []
+    for a, i in enumerate(order):
+        xi, yi, mi = xs[i], ys[i], moving[i]
+        for j in order[a + 1 :]:
+            dx = xs[j] - xi
+            if dx >= far:
+                break  # and every one after it
+            if not (mi or moving[j]):
+                continue
+            dy = ys[j] - yi
+            d2 = dx * dx + dy * dy
+            if d2 >= far2 or (d2 >= near2 and not np.hypot(dx, dy) < reach):
+                continue
+            pairs.append((i, j) if i < j else (j, i))
+    pairs.sort()
+    return pairs
+
+
+_FIT_MARGIN = 1e-6
+"""Relative margin of `_surely_faster`: the two fits' roundings differ by under 1e-9 of the
+speed (positions to metres, times to a day, over a quarter second)."""
+
+
+def _surely_faster(recent: list[tuple[float, list[float]]], speed: float) -> bool:
+    """Whether the straight-line fit of `Tracker._check_rest` over ``recent`` (time, [x, y])
+    surely moves faster than ``speed``: the same least-squares slope in plain floats, trusted
+    only past `_FIT_MARGIN` (its sums round in another order than the arrays' do)."""
+    n = len(recent)
+    mean_t = sum(ti for ti, _ in recent) / n
+    mean_x = sum(zi[0] for _, zi in recent) / n
+    mean_y = sum(zi[1] for _, zi in recent) / n
+    stt = stx = sty = 0.0
+    for ti, (x, y) in recent:
+        c = ti - mean_t
+        stt += c * c
+        stx += c * (x - mean_x)
+        sty += c * (y - mean_y)
+    return math.hypot(stx, sty) > speed * stt * (1 + _FIT_MARGIN)
+
+
 class Tracker:
     """Keeps one track per ball and returns every ball's state each frame.
 
@@ -192,6 +246,12 @@ class Tracker:
         self.table = table
         self.config = config or TrackerConfig()
         self._tracks = [_Track() for _ in BALLS]
+        # Row r: the track at row r's identity cost over its recent sightings, older ones
+        # fading (`_NAME_MEMORY`): what vision has been calling that ball lately (the rows of
+        # all tracks in one array, as they are updated together each frame). A rename swaps
+        # rows; `_named[r]` is False until the track at r is first seen.
+        self._name_score = np.zeros((len(BALLS), len(BALLS)))
+        self._named = np.zeros(len(BALLS), dtype=bool)
         self._time: float | None = None
         self._time_first: float | None = None
         self._pending: list[_Pending] = []
@@ -257,24 +317,27 @@ class Tracker:
                 track.kf.predict_still(dt)
             return
         xy = [track.kf.xy for track in live]
-        px, py = np.array([x for x, _ in xy]), np.array([y for _, y in xy])
         d = self.table.ball_diameter
-        gaps = np.hypot(px[:, None] - px, py[:, None] - py)
-        np.fill_diagonal(gaps, np.inf)
-        crowded = (gaps.min(axis=1) < 2.5 * d).tolist()
-        for track, (x, y), crowd in zip(live, xy, crowded, strict=True):
-            if _resting(track):
-                track.kf.predict_still(dt)
+        rolling = [not _resting(track) for track in live]
+        crowded = [False] * len(live)
+        for i, j in _close_pairs([x for x, _ in xy], [y for _, y in xy], rolling, 2.5 * d):
+            crowded[i] = crowded[j] = True
+        edge_gap = self._geo.edge_gap
+        for track, (x, y), moving, crowd in zip(live, xy, rolling, crowded, strict=True):
+            if moving:
+                track.kf.predict(dt, False, crowd or edge_gap(x, y) < 2 * d)
             else:
-                track.kf.predict(dt, False, crowd or self._geo.edge_gap(x, y) < 2 * d)
+                track.kf.predict_still(dt)
 
     def _associate(self, seen: _Sightings, dt: float) -> dict[int, int]:
         detections = seen.det
         if len(detections) == 0:
             return {}
         t = detections.time
-        rows, variance, gate, miss, tentative = [], [], [], [], []
-        predicted = []  # each candidate's predicted x and y in turn
+        rows, tentative = [], []
+        # Each candidate's predicted x and y, variance, gate and miss cost in turn (made into
+        # one array below, whose columns `assign` reads).
+        per_ball = []
         special = []  # (index, row) of balls hidden at rest or off the table
         # Balls come onto the table by hand, between shots: while a ball rolls, a detection no
         # track takes is a misnamed moving ball or a ghost, never a new or re-spotted ball.
@@ -297,37 +360,24 @@ class Tracker:
                     if not track.moving_before_hidden:
                         special.append((len(rows), row))
                 rows.append(row)
-                predicted += (x, y)
                 s2 = sigma**2
-                variance.append(s2)
-                gate.append(g)
-                miss.append(_MISS_COST + math.log(s2 + last_sigma**2) * 0.5)
+                per_ball += (x, y, s2, g, _MISS_COST + math.log(s2 + last_sigma**2) * 0.5)
                 tentative.append(not rolling and track.seen_count < _CONFIRM_SIGHTINGS)
             elif not rolling and (
                 track.status is _UNSEEN or t - track.gone_at >= self.config.respawn_after
             ):
                 special.append((len(rows), row))
                 rows.append(row)
-                predicted += (math.nan, math.nan)
-                variance.append(1.0)
-                gate.append(math.inf)
-                miss.append(_MISS_COST)
+                per_ball += (math.nan, math.nan, 1.0, math.inf, _MISS_COST)
                 tentative.append(False)
         if not rows:
             return {}
         id_cost = identity_cost(detections.identity, seen.unknown)
-        named = id_cost.copy()  # before new balls' weak names are ruled out below
+        # (Kept as it is before new balls' weak names are ruled out below.)
+        named = id_cost.copy() if special else id_cost
         # A new or re-spotted ball needs its identity from vision, not just a free detection.
         p_id = detections.identity
-        # Balls come onto the table by hand, onto the cloth: a ball seen in a pocket's opening
-        # (a pocketed one sinking, darkened) is never a new ball, except one hanging in the jaws
-        # when the table is first seen.
-        first = t == self._time_first
-        in_pocket = np.zeros(len(detections), dtype=bool)
-        geo = self._geo
-        for j, ((x, y), edge) in enumerate(zip(seen.xy, seen.edge, strict=True)):
-            if edge <= geo.d:  # only near a cushion line is a pocket opening
-                in_pocket[j] = self._dropped(x, y, first)
+        in_pocket = self._in_pocket(seen) if special or any(tentative) else None
         elsewhere = None
         if any(tentative):
             elsewhere = np.full((len(rows), len(detections)), np.inf)
@@ -335,7 +385,8 @@ class Tracker:
                 row = rows[i]
                 strong = (p_id[:, row] >= _NEW_ID) & ~in_pocket
                 elsewhere[i, strong] = _FREE_POSITION_COST + id_cost[row, strong]
-        predicted_at = np.array(predicted, dtype=float).reshape(-1, 2)
+        columns = np.array(per_ball, dtype=float).reshape(-1, 5)
+        predicted_at = columns[:, :2]
         moved = None
         for i, row in special:
             track = self._tracks[row]
@@ -360,26 +411,41 @@ class Tracker:
                 id_cost[row, weak] = np.inf
         found = assign(
             predicted_at,
-            np.array(variance),
-            np.array(gate),
+            columns[:, 2],
+            columns[:, 3],
             np.array(rows),
             detections.positions,
             detections.sigma**2,
             id_cost,
-            np.array(miss),
+            columns[:, 4],
             _FREE_POSITION_COST,
             elsewhere,
         )
         matched = {rows[i]: col for i, col in found.items()}
         for i, col in found.items():
             track = self._tracks[rows[i]]
-            if tentative[i] and math.dist(track.kf.position, detections.positions[col]) > gate[i]:
+            if (
+                tentative[i]
+                and math.dist(track.kf.position, detections.positions[col]) > per_ball[5 * i + 3]
+            ):
                 # Its first sightings were another ball's: start it again where it is.
                 log.debug("%s: tentative track moved to a detection named as it", BALLS[rows[i]])
                 track.status = _UNSEEN
         self._rename_tentative(matched, named)
         self._rename_misnamed(matched, named)
         return self._keep_order(matched, seen)
+
+    def _in_pocket(self, seen: _Sightings) -> np.ndarray:
+        """(n,) True for detections in a pocket's opening. Balls come onto the table by hand,
+        onto the cloth: a ball seen there (a pocketed one sinking, darkened) is never a new
+        ball, except one hanging in the jaws when the table is first seen."""
+        first = seen.det.time == self._time_first
+        in_pocket = np.zeros(len(seen.det), dtype=bool)
+        geo = self._geo
+        for j, ((x, y), edge) in enumerate(zip(seen.xy, seen.edge, strict=True)):
+            if edge <= geo.d:  # only near a cushion line is a pocket opening
+                in_pocket[j] = self._dropped(x, y, first)
+        return in_pocket
 
     def _rename_tentative(self, matched: dict[int, int], id_cost: np.ndarray) -> None:
         """A tentative track whose sightings, this one included, name a ball not on the table
@@ -401,24 +467,21 @@ class Tracker:
         rows = list(matched)
         if not rows:
             return
-        scores = np.take(id_cost, [matched[r] for r in rows], axis=1).T
-        tracks = [self._tracks[row] for row in rows]
-        known = [k for k, track in enumerate(tracks) if track.name_score is not None]
-        if len(known) == len(rows):
-            scores += _NAME_MEMORY * np.array([track.name_score for track in tracks])
-        elif known:
-            scores[known] += _NAME_MEMORY * np.array([tracks[k].name_score for k in known])
-        for k, track in enumerate(tracks):
-            track.name_score = scores[k]
+        pairs = np.array(list(matched.items()))
         # Only a track whose own name is this far behind another's can be renamed.
+        if fold_names(self._name_score, self._named, id_cost.T, pairs, _NAME_MEMORY) < (
+            _RELABEL_COST
+        ):
+            return
+        scores = self._name_score[rows]  # (a copy: a rename swaps rows of `_name_score`)
         behind = scores[np.arange(len(rows)), rows] - scores.min(axis=1) >= _RELABEL_COST
         for k in behind.nonzero()[0].tolist():
             row = rows[k]
             if self._tracks[row].seen_count < _CONFIRM_SIGHTINGS:
                 continue
-            named = self._take_name(matched, row, scores[k], _RELABEL_COST)
-            if named is not None:
-                log.info("%s: renamed %s, as vision has been calling it", BALLS[row], BALLS[named])
+            taken = self._take_name(matched, row, scores[k], _RELABEL_COST)
+            if taken is not None:
+                log.info("%s: renamed %s, as vision has been calling it", BALLS[row], BALLS[taken])
 
     def _take_name(
         self, matched: dict[int, int], row: int, cost: np.ndarray, margin: float
@@ -432,6 +495,9 @@ class Tracker:
         if self._tracks[named].status is not _UNSEEN:
             return None
         self._tracks[row], self._tracks[named] = self._tracks[named], self._tracks[row]
+        # Its name score goes with it.
+        self._name_score[[row, named]] = self._name_score[[named, row]]
+        self._named[row], self._named[named] = self._named[named], self._named[row]
         matched[named] = matched.pop(row)
         return named
 
@@ -481,23 +547,14 @@ class Tracker:
                 last_y.append(y)
         if len(rows) < 2:
             return matched
-        moving = np.array(rolling)
-        # Each pair's last line (ax, ay) and its line now (nx, ny), axis by axis.
-        px, py = np.array(last_x), np.array(last_y)
-        ax, ay = px[:, None] - px, py[:, None] - py
-        close = np.hypot(ax, ay) < 2.5 * self.table.ball_diameter
-        close &= moving[:, None] | moving
-        if not close.any():
-            return matched
-        nx = np.array([seen.xy[col][0] for col in cols])
-        ny = np.array([seen.xy[col][1] for col in cols])
-        flipped = (nx[:, None] - nx) * ax + (ny[:, None] - ny) * ay < 0
-        pairs = np.nonzero(close & flipped)
-        for i, j in zip(pairs[0].tolist(), pairs[1].tolist(), strict=True):
-            if i > j:
-                continue  # each pair once
-            a, b = rows[i], rows[j]
-            matched[a], matched[b] = matched[b], matched[a]
+        xy = seen.xy
+        for i, j in _close_pairs(last_x, last_y, rolling, 2.5 * self.table.ball_diameter):
+            # Their last line (ax, ay) and their line now: reversed, they passed each other.
+            nx, ny = xy[cols[i]]
+            mx, my = xy[cols[j]]
+            if (nx - mx) * (last_x[i] - last_x[j]) + (ny - my) * (last_y[i] - last_y[j]) < 0:
+                a, b = rows[i], rows[j]
+                matched[a], matched[b] = matched[b], matched[a]
         return matched
 
     def _airborne(self, track: _Track, radius_px: float) -> bool:
@@ -520,20 +577,29 @@ class Tracker:
         self, matches: dict[int, int], seen: _Sightings, t: float, dt: float
     ) -> None:
         """`_update_seen` for each matched ball, with how far each resting ball's detection
-        lies from its rest spot found for all of them in one array step."""
-        resting, step_x, step_y = [], [], []
+        lies from its rest spot. That distance only meets the start threshold: a ball surely
+        within it (by its squared distance, in floats) is given 0.0, and the distances of the
+        others are found in one array step."""
+        config = self.config
+        start_min, start_sigmas = config.start_min_mm, config.start_sigmas
+        moved: dict[int, float] = {}
+        unsure, step_x, step_y = [], [], []
         for row, col in matches.items():
             track = self._tracks[row]
             if track.status in ON_TABLE and _resting(track):
                 x, y = seen.xy[col]
                 rest_x, rest_y = track.rest_pos
-                resting.append(row)
-                step_x.append(x - rest_x)
-                step_y.append(y - rest_y)
-        moved: dict[int, float] = {}
-        if resting:
+                dx, dy = x - rest_x, y - rest_y
+                threshold = max(start_min, start_sigmas * seen.sigma[col]) * (1 - _SURE)
+                if dx * dx + dy * dy < threshold * threshold:
+                    moved[row] = 0.0
+                else:
+                    unsure.append(row)
+                    step_x.append(dx)
+                    step_y.append(dy)
+        if unsure:
             gaps = np.hypot(np.array(step_x), np.array(step_y)).tolist()
-            moved = dict(zip(resting, gaps, strict=True))
+            moved.update(zip(unsure, gaps, strict=True))
         for row, col in matches.items():
             self._update_seen(row, col, seen, moved.get(row), t, dt)
 
@@ -541,7 +607,8 @@ class Tracker:
         self, row: int, col: int, seen: _Sightings, moved: float | None, t: float, dt: float
     ) -> None:
         """Fold detection ``col`` into the track at ``row`` (``moved``: how far it lies from
-        the ball's rest spot, for a resting ball; None for the others)."""
+        the ball's rest spot, for a resting ball, or 0.0 when surely under the start threshold;
+        None for the others)."""
         track = self._tracks[row]
         z, xy, sigma = seen.z[col], seen.xy[col], seen.sigma[col]
         self._update_radius(track, seen.radius[col])
@@ -678,6 +745,8 @@ class Tracker:
         if len(recent) < 3 or recent[-1][0] > t - window * 0.9:
             return
         recent.reverse()
+        if _surely_faster(recent, self.config.rest_speed):
+            return  # (the exact fit, in array steps, costs ten times this test)
         times = np.array([ti for ti, _ in recent], dtype=float)
         pts = np.array([v for _, zi in recent for v in zi], dtype=float).reshape(-1, 2)
         # (ndarray.mean is this sum and division, after a few microseconds of checks.)

@@ -100,3 +100,45 @@ def test_the_still_update_returns_the_centre_it_filtered_and_pins_the_velocity()
     x0, vx, x1, vy, sigma = ball.state_and_sigma()
     assert (x0, x1, vx, vy) == (11.0, 19.0, 0.0, 0.0)
     assert sigma == ball.position_sigma == pytest.approx(math.sqrt(2.0))
+
+
+def _read_from_arrays(ball: BallFilter) -> tuple[float, ...]:
+    """`state_and_sigma` and the speed as read straight from filterpy's arrays."""
+    x, p = ball.kf.x, ball.kf.P
+    sigma = math.sqrt(0.5 * (float(p[0, 0]) + float(p[2, 2])))
+    speed = math.hypot(float(x[1, 0]), float(x[3, 0]))
+    return (*x.ravel().tolist(), sigma, speed)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_the_floats_a_filter_keeps_are_its_arrays_to_the_bit(seed: int) -> None:
+    # Every step writes kf.x and kf.P and keeps the floats it reads next; a random run of
+    # steps must leave the two the same, bit for bit.
+    rng = np.random.default_rng(seed)
+    config = TrackerConfig()
+    ball = BallFilter(rng.uniform(-900, 900, 2), 1.5, config)
+    for _ in range(200):
+        step = int(rng.integers(0, 8))
+        z = ball.position + rng.normal(0.0, 3.0, 2)
+        sigma = float(rng.uniform(0.5, 3.0))
+        if step == 0:
+            ball.predict(float(rng.uniform(0.005, 0.04)), False, bool(rng.integers(2)))
+        elif step == 1:
+            ball.predict_still(1 / 60)
+        elif step == 2:
+            ball.update_still(float(z[0]), float(z[1]), sigma)
+        elif step == 3:
+            ball.update_if_explained(float(z[0]), float(z[1]), sigma, config.reseed_nis)
+        elif step == 4:
+            ball.update(z, sigma)
+        elif step == 5:
+            ball.seed(z, rng.normal(0.0, 1500.0, 2), sigma, 800.0)
+        elif step == 6:
+            ball.hold_still()
+        else:
+            ball.reseed_from(z, z - rng.normal(0.0, 20.0, 2), 1 / 60, sigma)
+        x0, v0, x1, v1, sigma_now = ball.state_and_sigma()
+        kept = (x0, v0, x1, v1, sigma_now, ball.speed)
+        assert np.array(kept).tobytes() == np.array(_read_from_arrays(ball)).tobytes()
+        assert ball.centre_and_sigma() == (x0, x1, sigma_now) and ball.xy == (x0, x1)
+        assert ball.position_sigma == sigma_now
