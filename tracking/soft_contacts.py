@@ -62,9 +62,17 @@ class SoftContacts:
         near = (gaps <= self._d + self.config.touch_tolerance_mm) & (
             moving[:, None] | moving[None, :]
         )
+        a, b = np.nonzero(np.triu(near, 1))
+        if len(a) == 0:
+            return []
+        ra, rb = rows[a], rows[b]
+        # Only pairs at (about) their closest at the centre go on to the fits.
+        rel = pts[:, rb] - pts[:, ra]
+        dist = np.hypot(rel[..., 0], rel[..., 1])
+        closest = dist[k] <= np.fmin.reduce(dist, axis=0) + 2 * SIGMA_CAP
         events = []
-        for a, b in zip(*np.nonzero(np.triu(near, 1)), strict=True):
-            event = self._soft_pair(int(rows[a]), int(rows[b]), span)
+        for r0, r1 in zip(ra[closest], rb[closest], strict=True):
+            event = self._soft_pair(int(r0), int(r1), span)
             if event is not None:
                 events.append(event)
         return events
@@ -130,14 +138,12 @@ class SoftContacts:
             return None
         rel = stack.points[span, rb] - stack.points[span, ra]
         dist = np.hypot(rel[:, 0], rel[:, 1])
-        if not dist[k] <= np.nanmin(dist) + 2 * SIGMA_CAP:
-            return None  # not at their closest here
         sigma = math.hypot(
             median_sigma(stack.measured_sigma[span, ra]),
             median_sigma(stack.measured_sigma[span, rb]),
         )
         if not dist[k] <= np.nanmin(dist) + 2 * sigma:
-            return None
+            return None  # not at their closest here
         if any(p.pair == key for p in self._pending) or self._in_the_air(ra, rb):
             return None
         turn = self._turn(ra, rb, span, sigma)
