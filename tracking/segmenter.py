@@ -160,5 +160,6 @@ class Segmenter(BallContacts, SoftContacts, Starts, CushionContacts, Endings):
             return []
         crawls = list(self._crawls.values())
         self._crawls.clear()
+        # No more frames will come to check the marginal contacts held: they stand.
         held, self._unchecked = self._unchecked, []
         return held + crawls + self._rest(self._frames[-1], final=True)

@@ -13,9 +13,7 @@ from rules.balls import BallId
 from rules.events import EventKind, ShotEvent
 from tracking.cushion_contacts import SIGMA_CAP, SLOW_K, median_sigma
 from tracking.fits import fit_line
-from tracking.model import BALLS
-
-CUE_ROW = BALLS.index(BallId.CUE)
+from tracking.model import BALLS, CUE_ROW
 
 _SOFT_MIN_KICK = 40.0
 """Smallest change (mm/s) of two balls' relative velocity, along their line of centres, counted
@@ -33,6 +31,9 @@ _CHECK_BELOW = 0.95
 """A contact with a ball at rest found by a kick this near the one-frame test's threshold (its
 confidence under this) waits `SLOW_K` frames and is checked on the long windows: a slow ball
 rolling by a resting one within a few millimetres sets the one-frame test off on noise."""
+
+_SAME_S = 0.05
+"""A contact noted within this of a held event, for the same pair, is that event."""
 
 _CONFIDENCE = 0.75
 """A soft contact is less sure than a clear kick: under the referee's review threshold."""
@@ -102,8 +103,10 @@ class SoftContacts:
             if event.time > centre:
                 waiting.append(event)
             elif self._refuted(event, span):
-                key = tuple(sorted(BALLS.index(b) for b in event.balls))
-                self._contact_times.remove((event.time, key))
+                key = _pair_of(event)
+                self._contact_times = [
+                    (t, pair) for t, pair in self._contact_times if not _same(event, t, pair, key)
+                ]
             else:
                 kept.append(event)
         self._unchecked = waiting
@@ -121,7 +124,7 @@ class SoftContacts:
             median_sigma(stack.measured_sigma[span, ra]),
             median_sigma(stack.measured_sigma[span, rb]),
         )
-        turn = self._turn(ra, rb, span, sigma, ignore=event.time)
+        turn = self._turn(ra, rb, span, sigma, ignore=event)
         return turn is not None and not turn[0]
 
     def _soft_pair(self, ra: int, rb: int, span: slice) -> ShotEvent | None:
@@ -168,10 +171,10 @@ class SoftContacts:
             time_uncertainty=half,
         )
 
-    def _turn(self, ra: int, rb: int, span: slice, sigma: float, ignore: float = math.nan):
+    def _turn(self, ra: int, rb: int, span: slice, sigma: float, ignore: ShotEvent | None = None):
         """(turned, lines in, frames before, frames after) of the pair's relative position
         about the window's centre, or None when too few frames each side are free of the two
-        balls' other contacts (a contact at ``ignore`` is the one judged). Turned: the two were
+        balls' other contacts (``ignore``: the contact judged, if any). Turned: the two were
         closing, and their relative velocity changed along the line of centres by more than
         `_SOFT_MIN_KICK` and the noise, and little across it. (How fast they closed is not
         compared with the change: at speed, a few milliseconds' error in the touch's time turns
@@ -189,7 +192,7 @@ class SoftContacts:
         noise = math.hypot(lines_in[0][1], lines_out[0][1])
         # The line of centres when they touched: where the line in puts the pair then (a fast
         # pair has turned about each other by the centre frame).
-        t = times[k] if math.isnan(ignore) else ignore
+        t = times[k] if ignore is None else ignore.time
         at = np.array([line[3] + line[0] * (t - line[2]) for line in lines_in])
         normal = at / max(float(np.hypot(*at)), 1e-9)
         along = float(change @ normal)
@@ -219,13 +222,16 @@ class SoftContacts:
         frames = list(self._frames)[-(2 * SLOW_K + 1) :]
         return any(f.airborne is not None and (f.airborne[ra] or f.airborne[rb]) for f in frames)
 
-    def _free_of_others(self, ra, rb, times: np.ndarray, seen: np.ndarray, ignore=math.nan):
+    def _free_of_others(self, ra, rb, times: np.ndarray, seen: np.ndarray, ignore=None):
         """The frames each side of the window's centre on which both balls were seen and
         neither was in another contact (with a ball, found or pending, a cushion, the cue or a
         hand) since or until."""
         k = len(times) // 2
+        judged = None if ignore is None else _pair_of(ignore)
         contacts = [
-            t for t, pair in self._contact_times if (ra in pair or rb in pair) and t != ignore
+            t
+            for t, pair in self._contact_times
+            if (ra in pair or rb in pair) and not (judged and _same(ignore, t, pair, judged))
         ]
         contacts += [p.event.time for p in self._pending if ra in p.pair or rb in p.pair]
         contacts += [t for (r, _), t in self._cushion_last.items() if r in (ra, rb)]
@@ -239,3 +245,15 @@ class SoftContacts:
         before = np.flatnonzero(both[:k] & (times[:k] > last))
         after = k + 1 + np.flatnonzero(both[k + 1 :] & (times[k + 1 :] < upcoming))
         return before, after
+
+
+def _pair_of(event: ShotEvent) -> tuple[int, int]:
+    """The rows of a ball-ball contact's two balls, lower first (the segmenter's pair key)."""
+    ra, rb = sorted(BALLS.index(b) for b in event.balls)
+    return ra, rb
+
+
+def _same(event: ShotEvent, t: float, pair: tuple[int, int], key: tuple[int, int]) -> bool:
+    """Whether a noted contact time of ``pair`` is ``event`` (of pair ``key``): the strike's
+    timing may have moved the event off the time first noted, by under a frame or two."""
+    return pair == key and abs(t - event.time) <= _SAME_S
