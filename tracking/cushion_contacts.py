@@ -234,10 +234,7 @@ class CushionContacts:
         k = len(times) // 2
         contacts = [t for t, pair in self._contact_times if r in pair]
         contacts += [p.event.time for p in self._pending if r in p.pair]
-        last = max((t for t in contacts if t <= times[k]), default=-math.inf)
-        upcoming = min((t for t in contacts if t > times[k]), default=math.inf)
-        before = np.flatnonzero(seen[:k] & (times[:k] > last))
-        after = k + 1 + np.flatnonzero(seen[k + 1 :] & (times[k + 1 :] < upcoming))
+        before, after = sides_between(times, seen, contacts)
         if len(before) == 1 and seen[k]:
             before = np.append(before, k)
         elif len(after) == 1 and seen[k]:
@@ -304,6 +301,17 @@ def _rebound(line_in, line_out, turn, rad, tol, lo, hi) -> tuple[float, float, b
     t = float(np.clip(0.5 * (tin + tout), lo, hi))
     half = (hi - lo) / 2
     return t, float(np.clip(abs(tin - tout) / 2, 0.25 * half, half)), False
+
+
+def sides_between(times: np.ndarray, usable: np.ndarray, contacts: list[float]):
+    """The ``usable`` frames of a window before its centre frame and after it, between the last
+    of ``contacts`` (times) at or before the centre and the first after it."""
+    k = len(times) // 2
+    last = max((t for t in contacts if t <= times[k]), default=-math.inf)
+    upcoming = min((t for t in contacts if t > times[k]), default=math.inf)
+    before = np.flatnonzero(usable[:k] & (times[:k] > last))
+    after = k + 1 + np.flatnonzero(usable[k + 1 :] & (times[k + 1 :] < upcoming))
+    return before, after
 
 
 def median_sigma(sigmas: np.ndarray) -> float:

@@ -11,7 +11,7 @@ import numpy as np
 
 from rules.balls import BallId
 from rules.events import EventKind, ShotEvent
-from tracking.cushion_contacts import SIGMA_CAP, SLOW_K, median_sigma
+from tracking.cushion_contacts import SIGMA_CAP, SLOW_K, median_sigma, sides_between
 from tracking.fits import fit_line
 from tracking.model import BALLS, CUE_ROW
 
@@ -226,7 +226,6 @@ class SoftContacts:
         """The frames each side of the window's centre on which both balls were seen and
         neither was in another contact (with a ball, found or pending, a cushion, the cue or a
         hand) since or until."""
-        k = len(times) // 2
         judged = None if ignore is None else _pair_of(ignore)
         contacts = [
             t
@@ -239,12 +238,7 @@ class SoftContacts:
         contacts += [self._disturbed_last.get(r, -math.inf) for r in (ra, rb)]
         if CUE_ROW in (ra, rb):
             contacts.append(self._strike_time)
-        last = max((t for t in contacts if t <= times[k]), default=-math.inf)
-        upcoming = min((t for t in contacts if t > times[k]), default=math.inf)
-        both = seen[:, ra] & seen[:, rb]
-        before = np.flatnonzero(both[:k] & (times[:k] > last))
-        after = k + 1 + np.flatnonzero(both[k + 1 :] & (times[k + 1 :] < upcoming))
-        return before, after
+        return sides_between(times, seen[:, ra] & seen[:, rb], contacts)
 
 
 def _pair_of(event: ShotEvent) -> tuple[int, int]:
