@@ -13,12 +13,13 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import nnls
+from scipy.stats import chi2
 
 from rules.balls import BallId
 from rules.events import EventKind, ShotEvent
 from rules.table import CushionId
 from tracking.fits import fit_slope
-from tracking.model import BALLS, TrackFrame
+from tracking.model import BALLS, CUE_ROW, TrackFrame
 
 GAP_K = 4
 """Frames each side of a contact between two moving balls used to fit how fast the gap between
@@ -37,6 +38,13 @@ _BOUNCE_STEPS = 17
 
 _LOOKBACK = 10
 """Frames back a contact of two parting balls is looked for (`Segmenter._closest_before`)."""
+
+_FIT_BEFORE = 4
+"""Frames up to f0 through which a moving ball's velocity before a contact is fitted."""
+
+_STRAIGHT_CHI2 = {n: float(chi2.ppf(0.99, 2 * (n - 2))) for n in range(3, _FIT_BEFORE + 1)}
+"""By number of frames, the chi-square (p = 0.01) over which a line does not explain a ball's
+centres on them: it turned inside the window, or one centre is off. (Two frames always fit.)"""
 
 _OPENED_MM = 3.0
 """How much the gap between a moving ball and a resting one must have opened since their
@@ -144,7 +152,7 @@ class BallContacts:
         p2 = np.where(np.isnan(p2), p1, p2)
         v_in = (p1 - p0) / dt
         # The filter's velocity at f0 is the cleanest 'before' for balls that were moving.
-        v_before = np.where(f0.moving[live][:, None], f0.velocities[live], 0.0)
+        v_before = np.where(f0.moving[live][:, None], self._fitted_before(live, f0), 0.0)
         # ... except just after a contact, which the filter has not caught up with yet.
         just_hit = self._since(self._touched, live, f0.time - dt)
         v_out = (p2 - p1) / dt_after
@@ -191,6 +199,52 @@ class BallContacts:
                 if cluster is not None and (held[a] != held[b]):
                     cluster.time.append(event.time)
         return events
+
+    def _fitted_before(self, live: np.ndarray, f0: TrackFrame) -> np.ndarray:
+        """Each live ball's velocity at f0 from a line through its measured centres on the
+        last frames up to f0 since its last contact: the longest run of them, up to
+        `_FIT_BEFORE`, that a straight line explains (`_STRAIGHT_CHI2`). Near another ball the
+        filter follows each measurement closely (its process noise is raised there, to follow
+        a contact), so its own velocity is little better than one frame's step, overshooting;
+        it is kept only for a ball with fewer than two frames since its last contact."""
+        w = self._window
+        v = f0.velocities[live].copy()
+        if len(w) < 4:
+            return v
+        since = self._last_turns()[live]
+        todo = np.ones(len(live), dtype=bool)
+        for size in range(min(_FIT_BEFORE, len(w) - 2), 1, -1):
+            rows = slice(w.size - 2 - size, w.size - 2)
+            times = w.times[rows]
+            run = w.seen[rows][:, live].all(axis=0) & (times[0] > since) & todo
+            if not run.any():
+                continue
+            fitted, misfit = _line_fits(
+                times, w.measured[rows][:, live[run]], w.measured_sigma[rows][:, live[run]]
+            )
+            straight = misfit <= _STRAIGHT_CHI2.get(size, math.inf)
+            idx = np.flatnonzero(run)[straight]
+            v[idx] = fitted[straight]
+            todo[idx] = False
+        return v
+
+    def _last_turns(self) -> np.ndarray:
+        """(16,) when each ball was last turned by something found: a contact (found or
+        pending), a cushion, the cue, a hand."""
+        since = np.full(len(BALLS), -math.inf)
+        for t, pair in self._contact_times:
+            for r in pair:
+                since[r] = max(since[r], t)
+        for p in self._pending:
+            for r in p.pair:
+                since[r] = max(since[r], p.event.time)
+        for (r, _), t in self._cushion_last.items():
+            since[r] = max(since[r], t)
+        for times in (self._disturbed_last, self._touched):
+            for r, t in times.items():
+                since[r] = max(since[r], t)
+        since[CUE_ROW] = max(since[CUE_ROW], self._strike_time)
+        return since
 
     def _record(self, event, live, a, b, f0, f1, before, scene) -> None:
         """Keep a contact found between ``live[a]`` and ``live[b]`` in (f0, f1]: ready at once
@@ -656,17 +710,29 @@ class BallContacts:
         return False
 
     def _along_centres(self, p0, v_before, v_out, tau, noise) -> bool:
-        """A contact pushes along the line of centres (friction throws only a few degrees): at
-        least one of the two balls must have changed velocity mostly along that line. Two balls
-        kicked side by side by a third are not touching each other."""
+        """A contact pushes along the line of centres (friction throws only a few degrees), each
+        ball away from the other: at least one of the two balls must have changed velocity
+        mostly so. Two balls kicked side by side by a third are not touching each other, and a
+        ball whose noisy velocity jumps toward the ball ahead of it has not hit it."""
         at_touch = (p0[1] + v_before[1] * tau) - (p0[0] + v_before[0] * tau)
         n = at_touch / max(float(np.hypot(*at_touch)), 1e-9)
-        for k in (0, 1):
+        for k, away in ((0, -n), (1, n)):
             change = v_out[k] - v_before[k]
             size = float(np.hypot(*change))
-            if size > self.config.noise_sigmas * noise[k] and abs(float(change @ n)) >= 0.8 * size:
+            if size > self.config.noise_sigmas * noise[k] and float(change @ away) >= 0.8 * size:
                 return True
         return False
+
+
+def _line_fits(times: np.ndarray, pts: np.ndarray, sigmas: np.ndarray):
+    """Least-squares lines through each ball's centres ``pts`` (frames, balls, 2) at ``times``:
+    (balls, 2) velocities and each fit's chi-square for the centres' ``sigmas``."""
+    tc = times - times.mean()
+    var = np.nan_to_num(sigmas, nan=1.0)[..., None] ** 2
+    centred = pts - pts.mean(axis=0)
+    fitted = np.einsum("f,fbi->bi", tc, centred) / float(tc @ tc)
+    residual = centred - tc[:, None, None] * fitted[None]
+    return fitted, (residual * residual / var).sum(axis=(0, 2))
 
 
 def _touch_roots(p: np.ndarray, v: np.ndarray, d: float) -> tuple[float, ...]:

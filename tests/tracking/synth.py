@@ -238,6 +238,7 @@ def render(
     occlusions: tuple[Occlusion, ...] = (),
     radius_px: float = 11.0,
     confuse_after: float = 0.0,
+    outliers: tuple[float, float] = (0.0, 0.0),
 ) -> list[Detections]:
     """Sample the shot as detections, seeded.
 
@@ -251,6 +252,9 @@ def render(
         confuse_after: ... from this time on (before it, vision could tell them apart).
         occlusions: Occluders and when they are over the table.
         radius_px: Apparent radius of a ball on the cloth.
+        outliers: (probability, mm): a detection placed this far off in a random direction, on
+            top of its noise, though its sigma says ``sigma`` (vision's errors have heavy
+            tails: a ball beside another, a streak of blur).
     """
     rng = np.random.default_rng(seed)
     confuse = {BallId(a): BallId(b) for a, b in (confuse or {}).items()}
@@ -262,6 +266,9 @@ def render(
             if rng.random() < miss or any(_inside(p, poly) for poly in active):
                 continue
             rows.append(p + rng.normal(0.0, sigma, 2))
+            if outliers[0] > 0 and rng.random() < outliers[0]:
+                angle = rng.uniform(0.0, 2 * np.pi)
+                rows[-1] = rows[-1] + outliers[1] * np.array([np.cos(angle), np.sin(angle)])
             ident = np.zeros(len(BALL_ORDER))
             twin = confuse.get(ball) if t >= confuse_after else None
             if twin is not None:
