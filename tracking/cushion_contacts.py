@@ -234,12 +234,27 @@ class CushionContacts:
         k = len(times) // 2
         contacts = [t for t, pair in self._contact_times if r in pair]
         contacts += [p.event.time for p in self._pending if r in p.pair]
+        if self._touching_newest(r):
+            # A contact in the newest interval is judged only with the next frame.
+            contacts.append(float(self._window.times[-2]))
         before, after = sides_between(times, seen, contacts)
         if len(before) == 1 and seen[k]:
             before = np.append(before, k)
         elif len(after) == 1 and seen[k]:
             after = np.insert(after, 0, k)
         return before, after
+
+    def _touching_newest(self, r: int) -> bool:
+        """Whether ball ``r`` came within touching distance of another ball over the newest
+        frame interval (their relative motion taken as straight across it)."""
+        pts = self._window.points
+        rel0 = pts[-2] - pts[-2, r]
+        step = (pts[-1] - pts[-1, r]) - rel0
+        length2 = np.einsum("bi,bi->b", step, step)
+        s = np.clip(-np.einsum("bi,bi->b", rel0, step) / np.maximum(length2, 1e-9), 0.0, 1.0)
+        closest = np.hypot(*(rel0 + s[:, None] * step).T)
+        closest[r] = math.inf
+        return bool(np.any(closest <= self._d + self.config.touch_tolerance_mm))
 
     def _walls_near(self, pts: np.ndarray, sigma: float) -> list[tuple[Wall, np.ndarray]]:
         """The walls (cushion noses, jaw faces) the centre of the window ``pts`` may have
