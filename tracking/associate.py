@@ -36,6 +36,8 @@ def assign(
     miss_cost: np.ndarray,
     free_position_cost: float,
     elsewhere: np.ndarray | None = None,
+    unnamed_reach: np.ndarray | None = None,
+    named: float = 0.6,
 ) -> dict[int, int]:
     """Best ball -> detection matching.
 
@@ -52,6 +54,10 @@ def assign(
         elsewhere: (m, n) cost of a second hypothesis that may be cheaper than the prediction
             (inf where it does not apply), not gated: a ball seen only once may have been
             that one sighting's misnamed neighbour and truly be anywhere.
+        unnamed_reach: (m,) how far (mm) from its prediction each ball may take a detection
+            that vision does not name as it (with probability ``named``); inf, or None for
+            all: up to the gate.
+        named: See ``unnamed_reach``.
 
     Returns:
         Mapping candidate index -> detection index.
@@ -65,6 +71,8 @@ def assign(
     kick2 = ((gate / 3.0) ** 2)[:, None] + det_variance
     # One "unseen" column per ball, only its own: the matrix is built in place.
     full = np.full((m, n + m), _FORBIDDEN)
+    if unnamed_reach is None:
+        unnamed_reach = np.full(m, np.inf)
     # (The logarithms are numpy's: a compiled loop's may round differently.)
     _fill_costs(
         full,
@@ -78,6 +86,8 @@ def assign(
         id_cost,
         np.asarray(candidates, dtype=np.int64),
         free_position_cost,
+        unnamed_reach,
+        -np.log(named + _ID_FLOOR),
     )
     cost = full[:, :n]
     if elsewhere is not None:
@@ -104,17 +114,21 @@ def _fill_costs(
     id_cost: np.ndarray,
     candidates: np.ndarray,
     free_position_cost: float,
+    unnamed_reach: np.ndarray,
+    named_cost: float,
 ) -> None:
     """The position and identity cost of each ball and detection into ``full[:, :n]``, in one
     loop: the nearer of the prediction (variance ``s2``) and the broad kick hypothesis
     (``kick2``), the free cost where the position is unknown (nan), plus the identity cost,
-    and `_FORBIDDEN` outside the gate or where a cost is infinite. Each value is the one the
+    and `_FORBIDDEN` outside the gate, past ``unnamed_reach`` where the identity cost is over
+    ``named_cost``, or where a cost is infinite. Each value is the one the
     array expressions (``0.5 * d2 / s2 + 0.5 * np.log(s2)`` and so on) give, operation for
     operation in the same order (numba fuses no multiply-add without fastmath)."""
     m, n = s2.shape
     for i in range(m):
         px, py = predicted[i, 0], predicted[i, 1]
         gate2 = gate[i] * gate[i]
+        reach2 = unnamed_reach[i] * unnamed_reach[i]
         ids = candidates[i]
         for j in range(n):
             dx = px - detections[j, 0]
@@ -128,7 +142,8 @@ def _fill_costs(
                 cost = free_position_cost
             cost = cost + id_cost[ids, j]
             # (An unknown position's nan distance is never outside the gate.)
-            if d2 > gate2 or not np.isfinite(cost):
+            unnamed_far = d2 > reach2 and id_cost[ids, j] > named_cost
+            if d2 > gate2 or unnamed_far or not np.isfinite(cost):
                 cost = _FORBIDDEN
             full[i, j] = cost
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from calibration.table import TableSpec
+from rules.balls import BALL_DIAMETER_MM
 from rules.events import EventKind, EvidenceSource
 from rules.signals import PocketSignal
 from rules.table import PocketId
@@ -25,6 +26,7 @@ from tracking.associate import assign, fold_names, identity_cost
 from tracking.geometry import TableCache
 from tracking.model import (
     BALLS,
+    CUE_ROW,
     ON_TABLE,
     BallStatus,
     Departure,
@@ -57,6 +59,9 @@ it may move to a detection elsewhere that vision names as it."""
 _HIDDEN_REACH_MM = 120.0
 """How far from where it lay a ball hidden at rest is taken back on a weak name: a hand nudging
 it moves it a few centimetres."""
+_UNSTRUCK_REACH_MM = BALL_DIAMETER_MM
+"""How far a ball at rest that nothing can have struck may be taken to a detection vision does
+not name as it: a nudge moves it millimetres; farther is another ball, or a ghost."""
 _NAME_MEMORY = 0.95
 """Each sighting's weight in a track's running name score, per newer sighting (about the last
 twenty count)."""
@@ -420,6 +425,8 @@ class Tracker:
             columns[:, 4],
             _FREE_POSITION_COST,
             elsewhere,
+            self._unstruck_reach(rows, columns, detections),
+            _RESPAWN_ID,
         )
         matched = {rows[i]: col for i, col in found.items()}
         for i, col in found.items():
@@ -434,6 +441,31 @@ class Tracker:
         self._rename_tentative(matched, named)
         self._rename_misnamed(matched, named)
         return self._keep_order(matched, seen)
+
+    def _unstruck_reach(
+        self, rows: list[int], columns: np.ndarray, detections: Detections
+    ) -> np.ndarray | None:
+        """How far from where it rests each candidate ball may be taken to a detection vision
+        does not name as it (`assign`'s ``unnamed_reach``; ``columns`` are its predicted x, y,
+        variance and gate): a ball at rest moves only when something strikes it. The cue ball
+        (the cue), a ball within reach of a rolling one, and any ball while a hand or cue is
+        over the table may have been struck: up to their gate. Another is not carried off to
+        a stray or misnamed detection (a ghost beside a rack took a racked ball's track, and
+        every racked ball's name went round with it)."""
+        if detections.occluded:
+            return None
+        tracks = self._tracks
+        xs, ys, gates = columns[:, 0].tolist(), columns[:, 1].tolist(), columns[:, 3].tolist()
+        rolling = [i for i, row in enumerate(rows) if not _resting(tracks[row])]
+        d = self.table.ball_diameter
+        out = np.full(len(rows), math.inf)
+        for i, row in enumerate(rows):
+            if row == CUE_ROW or tracks[row].status is not _AT_REST:
+                continue
+            x, y = xs[i], ys[i]
+            if not any(math.hypot(x - xs[j], y - ys[j]) <= d + gates[j] for j in rolling):
+                out[i] = _UNSTRUCK_REACH_MM
+        return out
 
     def _in_pocket(self, seen: _Sightings) -> np.ndarray:
         """(n,) True for detections in a pocket's opening. Balls come onto the table by hand,

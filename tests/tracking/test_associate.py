@@ -72,6 +72,8 @@ def test_the_compiled_costs_are_the_array_expressions_to_the_bit(seed: int) -> N
         id_cost,
         candidates.astype(np.int64),
         6.0,
+        np.full(m, np.inf),
+        0.5,
     )
     want = _costs_by_arrays(
         predicted, variance, gate, candidates, detections, det_variance, id_cost, 6.0
@@ -97,6 +99,23 @@ def test_each_ball_takes_its_own_detection_and_a_ball_past_its_gate_stays_unmatc
         6.0,
     )
     assert found == {0: 1, 1: 0}
+
+
+def test_a_detection_past_a_balls_unnamed_reach_needs_vision_to_name_it() -> None:
+    # Ball 3 rests at the origin; its detection is lost and a ghost shows 120 mm off. Inside
+    # its gate the kick hypothesis would take the ghost; past its unnamed reach it may not,
+    # unless vision names the ghost as ball 3.
+    predicted = np.array([[0.0, 0.0]])
+    detections = np.array([[120.0, 0.0]])
+    args = (np.full(1, 0.1), np.full(1, 200.0), np.array([3]), detections, np.full(1, 0.64))
+    for p_three, reach, taken in ((0.3, 60.0, False), (0.9, 60.0, True), (0.3, np.inf, True)):
+        identity = np.zeros((1, 16))
+        identity[0, 3] = p_three
+        id_cost = identity_cost(identity, np.zeros(1))
+        found = assign(
+            predicted, *args, id_cost, np.full(1, 20.0), 6.0, None, np.full(1, reach), 0.6
+        )
+        assert (found == {0: 0}) is taken, (p_three, reach)
 
 
 @pytest.mark.parametrize("seed", range(10))
