@@ -151,8 +151,9 @@ class BallContacts:
         p0, p1, p2 = f0.positions[live], f1.positions[live], f2.positions[live]
         p2 = np.where(np.isnan(p2), p1, p2)
         v_in = (p1 - p0) / dt
-        # The filter's velocity at f0 is the cleanest 'before' for balls that were moving.
-        v_before = np.where(f0.moving[live][:, None], self._fitted_before(live, f0), 0.0)
+        # The filter's velocity at f0 for balls that were moving; a line through their last
+        # centres for those near another ball (`_fitted_before`).
+        v_before = np.where(f0.moving[live][:, None], f0.velocities[live], 0.0)
         # ... except just after a contact, which the filter has not caught up with yet.
         just_hit = self._since(self._touched, live, f0.time - dt)
         v_out = (p2 - p1) / dt_after
@@ -168,6 +169,10 @@ class BallContacts:
             for a, b in zip(*np.nonzero(overlap), strict=True):
                 self._overlapped[(min(live[a], live[b]), max(live[a], live[b]))] = f0.time
         near = (gaps <= reach[:, None] + reach[None, :]) & (moving[:, None] | moving[None, :])
+        paired = (near & upper).any(axis=0) | (near & upper).any(axis=1)
+        fit = paired & f0.moving[live]
+        if fit.any():
+            v_before[fit] = self._fitted_before(live[fit], f0)
         # A contact kicks one of the two: pairs where neither velocity changed are skipped
         # before the pair test (which asks the same with the larger of the two noises).
         change = np.hypot(*(v_out - v_before).T)
@@ -200,32 +205,35 @@ class BallContacts:
                     cluster.time.append(event.time)
         return events
 
-    def _fitted_before(self, live: np.ndarray, f0: TrackFrame) -> np.ndarray:
-        """Each live ball's velocity at f0 from a line through its measured centres on the
-        last frames up to f0 since its last contact: the longest run of them, up to
-        `_FIT_BEFORE`, that a straight line explains (`_STRAIGHT_CHI2`). Near another ball the
-        filter follows each measurement closely (its process noise is raised there, to follow
-        a contact), so its own velocity is little better than one frame's step, overshooting;
-        it is kept only for a ball with fewer than two frames since its last contact."""
+    def _fitted_before(self, balls: np.ndarray, f0: TrackFrame) -> np.ndarray:
+        """The velocity at f0 of each of ``balls`` (rows; moving, near another ball) from a
+        line through its measured centres on the last frames up to f0 since its last contact:
+        the longest run of them, up to `_FIT_BEFORE`, that a straight line explains
+        (`_STRAIGHT_CHI2`). Near another ball the filter follows each measurement closely (its
+        process noise is raised there, to follow a contact), so its own velocity is little
+        better than one frame's step, overshooting; it is kept only for a ball with fewer than
+        two frames since its last contact."""
         w = self._window
-        v = f0.velocities[live].copy()
+        v = f0.velocities[balls].copy()
         if len(w) < 4:
             return v
-        since = self._last_turns()[live]
-        todo = np.ones(len(live), dtype=bool)
+        since = self._last_turns()[balls]
+        todo = np.ones(len(balls), dtype=bool)
         for size in range(min(_FIT_BEFORE, len(w) - 2), 1, -1):
-            rows = slice(w.size - 2 - size, w.size - 2)
-            times = w.times[rows]
-            run = w.seen[rows][:, live].all(axis=0) & (times[0] > since) & todo
+            frames = slice(w.size - 2 - size, w.size - 2)  # up to f0 (f1, f2 are the newest)
+            times = w.times[frames]
+            run = w.seen[frames][:, balls].all(axis=0) & (times[0] > since) & todo
             if not run.any():
                 continue
             fitted, misfit = _line_fits(
-                times, w.measured[rows][:, live[run]], w.measured_sigma[rows][:, live[run]]
+                times,
+                w.measured[frames][:, balls[run]],
+                w.measured_sigma[frames][:, balls[run]],
             )
             straight = misfit <= _STRAIGHT_CHI2.get(size, math.inf)
-            idx = np.flatnonzero(run)[straight]
-            v[idx] = fitted[straight]
-            todo[idx] = False
+            done = np.flatnonzero(run)[straight]
+            v[done] = fitted[straight]
+            todo[done] = False
         return v
 
     def _last_turns(self) -> np.ndarray:
