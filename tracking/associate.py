@@ -10,6 +10,8 @@ gets at most one detection and each detection at most one ball: an assignment pr
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 from scipy.optimize import linear_sum_assignment
@@ -178,3 +180,27 @@ def fold_names(
         if behind > lead:
             lead = behind
     return lead
+
+
+@njit(cache=True, nogil=True)
+def unstruck_reach(
+    columns: np.ndarray, resting: np.ndarray, rolling: np.ndarray, diameter: float, reach: float
+) -> np.ndarray:
+    """`assign`'s ``unnamed_reach``: ``reach`` for each ``resting`` ball that no ``rolling``
+    one can have struck (none came within a ``diameter`` of it plus its own gate), inf for
+    the others. ``columns``: each candidate's predicted x, y, variance and gate."""
+    m = len(resting)
+    out = np.full(m, np.inf)
+    for i in range(m):
+        if not resting[i]:
+            continue
+        struck = False
+        for j in range(m):
+            if rolling[j]:
+                gap = math.hypot(columns[i, 0] - columns[j, 0], columns[i, 1] - columns[j, 1])
+                if gap <= diameter + columns[j, 3]:
+                    struck = True
+                    break
+        if not struck:
+            out[i] = reach
+    return out

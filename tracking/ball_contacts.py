@@ -18,7 +18,7 @@ from scipy.stats import chi2
 from rules.balls import BallId
 from rules.events import EventKind, ShotEvent
 from rules.table import CushionId
-from tracking.fits import fit_slope
+from tracking.fits import fit_slope, straight_velocities
 from tracking.model import BALLS, CUE_ROW, TrackFrame
 
 GAP_K = 4
@@ -42,7 +42,7 @@ _LOOKBACK = 10
 _FIT_BEFORE = 4
 """Frames up to f0 through which a moving ball's velocity before a contact is fitted."""
 
-_STRAIGHT_CHI2 = {n: float(chi2.ppf(0.99, 2 * (n - 2))) for n in range(3, _FIT_BEFORE + 1)}
+_STRAIGHT_CHI2 = np.array([math.inf] * 3 + [chi2.ppf(0.99, 2 * (n - 2)) for n in range(3, 24)])
 """By number of frames, the chi-square (p = 0.01) over which a line does not explain a ball's
 centres on them: it turned inside the window, or one centre is off. (Two frames always fit.)"""
 
@@ -214,27 +214,17 @@ class BallContacts:
         better than one frame's step, overshooting; it is kept only for a ball with fewer than
         two frames since its last contact."""
         w = self._window
-        v = f0.velocities[balls].copy()
-        if len(w) < 4:
-            return v
-        since = self._last_turns()[balls]
-        todo = np.ones(len(balls), dtype=bool)
-        for size in range(min(_FIT_BEFORE, len(w) - 2), 1, -1):
-            frames = slice(w.size - 2 - size, w.size - 2)  # up to f0 (f1, f2 are the newest)
-            times = w.times[frames]
-            run = w.seen[frames][:, balls].all(axis=0) & (times[0] > since) & todo
-            if not run.any():
-                continue
-            fitted, misfit = _line_fits(
-                times,
-                w.measured[frames][:, balls[run]],
-                w.measured_sigma[frames][:, balls[run]],
-            )
-            straight = misfit <= _STRAIGHT_CHI2.get(size, math.inf)
-            done = np.flatnonzero(run)[straight]
-            v[done] = fitted[straight]
-            todo[done] = False
-        return v
+        frames = slice(max(w.size - 2 - _FIT_BEFORE, w.size - len(w)), w.size - 2)
+        return straight_velocities(
+            w.times[frames],
+            w.seen[frames],
+            w.measured[frames],
+            w.measured_sigma[frames],
+            balls,
+            self._last_turns()[balls],
+            f0.velocities[balls],
+            _STRAIGHT_CHI2,
+        )
 
     def _last_turns(self) -> np.ndarray:
         """(16,) when each ball was last turned by something found: a contact (found or
@@ -730,17 +720,6 @@ class BallContacts:
             if size > self.config.noise_sigmas * noise[k] and float(change @ away) >= 0.8 * size:
                 return True
         return False
-
-
-def _line_fits(times: np.ndarray, pts: np.ndarray, sigmas: np.ndarray):
-    """Least-squares lines through each ball's centres ``pts`` (frames, balls, 2) at ``times``:
-    (balls, 2) velocities and each fit's chi-square for the centres' ``sigmas``."""
-    tc = times - times.mean()
-    var = np.nan_to_num(sigmas, nan=1.0)[..., None] ** 2
-    centred = pts - pts.mean(axis=0)
-    fitted = np.einsum("f,fbi->bi", tc, centred) / float(tc @ tc)
-    residual = centred - tc[:, None, None] * fitted[None]
-    return fitted, (residual * residual / var).sum(axis=(0, 2))
 
 
 def _touch_roots(p: np.ndarray, v: np.ndarray, d: float) -> tuple[float, ...]:

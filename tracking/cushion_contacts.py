@@ -9,6 +9,7 @@ import math
 import statistics
 
 import numpy as np
+from numba import njit
 
 from rules.events import EventKind, ShotEvent
 from rules.table import CushionId
@@ -248,13 +249,8 @@ class CushionContacts:
         """Whether ball ``r`` came within touching distance of another ball over the newest
         frame interval (their relative motion taken as straight across it)."""
         pts = self._window.points
-        rel0 = pts[-2] - pts[-2, r]
-        step = (pts[-1] - pts[-1, r]) - rel0
-        length2 = np.einsum("bi,bi->b", step, step)
-        s = np.clip(-np.einsum("bi,bi->b", rel0, step) / np.maximum(length2, 1e-9), 0.0, 1.0)
-        closest = np.hypot(*(rel0 + s[:, None] * step).T)
-        closest[r] = math.inf
-        return bool(np.any(closest <= self._d + self.config.touch_tolerance_mm))
+        reach = self._d + self.config.touch_tolerance_mm
+        return _nearest_over_step(pts[-2], pts[-1], r) <= reach
 
     def _walls_near(self, pts: np.ndarray, sigma: float) -> list[tuple[Wall, np.ndarray]]:
         """The walls (cushion noses, jaw faces) the centre of the window ``pts`` may have
@@ -358,3 +354,22 @@ def _crawled_in(
         return None
     t = t_in0 + (d_in0 - line_out[3]) / -vn_in  # where the line in meets where it lay
     return float(t), min(_CRAWL_GAP_MM / -vn_in, _CRAWL_WAIT_S), True
+
+
+@njit(cache=True, nogil=True)
+def _nearest_over_step(p0: np.ndarray, p1: np.ndarray, r: int) -> float:
+    """The closest any other ball came to ball ``r`` between two frames' centres ``p0`` and
+    ``p1`` (16, 2), each pair's relative motion taken as straight (nan centres: none)."""
+    nearest = math.inf
+    for j in range(p0.shape[0]):
+        if j == r:
+            continue
+        x0, y0 = p0[j, 0] - p0[r, 0], p0[j, 1] - p0[r, 1]
+        dx, dy = p1[j, 0] - p1[r, 0] - x0, p1[j, 1] - p1[r, 1] - y0
+        length2 = dx * dx + dy * dy
+        s = -(x0 * dx + y0 * dy) / length2 if length2 > 1e-9 else 0.0
+        s = min(max(s, 0.0), 1.0)
+        gap = math.hypot(x0 + s * dx, y0 + s * dy)
+        if gap < nearest:
+            nearest = gap
+    return nearest

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit
 
 
 def fit_slope(t: np.ndarray, y: np.ndarray, sigma: float) -> tuple[float, float]:
@@ -23,3 +24,72 @@ def fit_line(t: np.ndarray, y: np.ndarray, sigma: float) -> tuple[float, float, 
     if ss <= 0:
         return 0.0, math.inf, t_mean, y_mean
     return float(tc @ (y - y_mean)) / ss, sigma / math.sqrt(ss), t_mean, y_mean
+
+
+@njit(cache=True, nogil=True)
+def straight_velocities(
+    times: np.ndarray,
+    seen: np.ndarray,
+    measured: np.ndarray,
+    sigma: np.ndarray,
+    balls: np.ndarray,
+    since: np.ndarray,
+    fallback: np.ndarray,
+    limits: np.ndarray,
+) -> np.ndarray:
+    """Each of ``balls``' velocity (mm/s) from a least-squares line through its centres on the
+    last frames of a window: the longest run of frames, ending at the window's last and all
+    after the ball's ``since`` time and seen, that a line explains (chi-square at most
+    ``limits[n]`` for n frames, the centres' ``sigma`` (nan: 1 mm) as their noise; two
+    frames always fit). ``fallback`` (balls, 2) where fewer than two such frames were seen.
+
+    Args:
+        times: (frames,) frame times.
+        seen: (frames, 16) seen flags.
+        measured: (frames, 16, 2) measured centres.
+        sigma: (frames, 16) their sigmas.
+        balls: (b,) rows.
+        since: (b,) when each ball last turned (its frames must be later).
+        fallback: (b, 2) velocities to keep where no line fits.
+        limits: (frames + 1,) chi-square limit by number of frames.
+    """
+    out = fallback.copy()
+    total = len(times)
+    for k in range(len(balls)):
+        r = balls[k]
+        run = 0
+        while run < total and seen[total - 1 - run, r] and times[total - 1 - run] > since[k]:
+            run += 1
+        for n in range(run, 1, -1):
+            first = total - n
+            t_mean = 0.0
+            x_mean = 0.0
+            y_mean = 0.0
+            for f in range(first, total):
+                t_mean += times[f]
+                x_mean += measured[f, r, 0]
+                y_mean += measured[f, r, 1]
+            t_mean /= n
+            x_mean /= n
+            y_mean /= n
+            stt = 0.0
+            stx = 0.0
+            sty = 0.0
+            for f in range(first, total):
+                c = times[f] - t_mean
+                stt += c * c
+                stx += c * (measured[f, r, 0] - x_mean)
+                sty += c * (measured[f, r, 1] - y_mean)
+            vx, vy = stx / stt, sty / stt
+            misfit = 0.0
+            for f in range(first, total):
+                c = times[f] - t_mean
+                s = sigma[f, r] if sigma[f, r] == sigma[f, r] else 1.0
+                ex = measured[f, r, 0] - x_mean - c * vx
+                ey = measured[f, r, 1] - y_mean - c * vy
+                misfit += (ex * ex + ey * ey) / (s * s)
+            if misfit <= limits[n]:
+                out[k, 0] = vx
+                out[k, 1] = vy
+                break
+    return out

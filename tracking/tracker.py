@@ -22,7 +22,7 @@ from rules.balls import BALL_DIAMETER_MM
 from rules.events import EventKind, EvidenceSource
 from rules.signals import PocketSignal
 from rules.table import PocketId
-from tracking.associate import assign, fold_names, identity_cost
+from tracking.associate import assign, fold_names, identity_cost, unstruck_reach
 from tracking.geometry import TableCache
 from tracking.model import (
     BALLS,
@@ -455,17 +455,17 @@ class Tracker:
         if detections.occluded:
             return None
         tracks = self._tracks
-        xs, ys, gates = columns[:, 0].tolist(), columns[:, 1].tolist(), columns[:, 3].tolist()
-        rolling = [i for i, row in enumerate(rows) if not _resting(tracks[row])]
-        d = self.table.ball_diameter
-        out = np.full(len(rows), math.inf)
-        for i, row in enumerate(rows):
-            if row == CUE_ROW or tracks[row].status is not _AT_REST:
-                continue
-            x, y = xs[i], ys[i]
-            if not any(math.hypot(x - xs[j], y - ys[j]) <= d + gates[j] for j in rolling):
-                out[i] = _UNSTRUCK_REACH_MM
-        return out
+        resting = [row != CUE_ROW and tracks[row].status is _AT_REST for row in rows]
+        if not any(resting):
+            return None
+        rolling = [not _resting(tracks[row]) for row in rows]
+        return unstruck_reach(
+            columns,
+            np.array(resting),
+            np.array(rolling),
+            self.table.ball_diameter,
+            _UNSTRUCK_REACH_MM,
+        )
 
     def _in_pocket(self, seen: _Sightings) -> np.ndarray:
         """(n,) True for detections in a pocket's opening. Balls come onto the table by hand,
