@@ -46,6 +46,13 @@ _STRAIGHT_CHI2 = np.array([math.inf] * 3 + [chi2.ppf(0.99, 2 * (n - 2)) for n in
 """By number of frames, the chi-square (p = 0.01) over which a line does not explain a ball's
 centres on them: it turned inside the window, or one centre is off. (Two frames always fit.)"""
 
+_RACK_MIN_PUSH = 60.0
+"""Smallest impulse (as mm/s of a ball's velocity) a pair of a hit rack is counted as pushing
+with (`BallContacts._solve_cluster`)."""
+
+_RACK_SIGMAS = 2.5
+"""... and how many of the fitted velocities' sigmas it must be over."""
+
 _OPENED_MM = 3.0
 """How much the gap between a moving ball and a resting one must have opened since their
 closest approach for that to have been their contact (a gap's noise is about 1 mm)."""
@@ -449,7 +456,10 @@ class BallContacts:
             columns.append(col)
         impulse, _ = nnls(np.array(columns).T, np.nan_to_num(v_after).reshape(-1))
         noise = float(np.median(sig)) if sig else math.inf
-        threshold = max(self.config.min_turn_mm_s, self.config.noise_sigmas * noise)
+        # A hit rack passes the impulse on through its touching pairs, so a push on one is
+        # expected, not a surprise among noise: a smaller impulse than the pair test's kick
+        # counts.
+        threshold = max(_RACK_MIN_PUSH, _RACK_SIGMAS * noise)
         time = min(c.time) if c.time else c.t1 - 0.5 * (t[1] - t[0])
         events = []
         for (i, j), lam in zip(c.edges, impulse[: len(c.edges)], strict=True):
