@@ -266,12 +266,14 @@ class Starts:
         hitter = int(movers[int(np.nanargmin(gaps))])
         key = (min(r, hitter), max(r, hitter))
         dt = f1.time - f0.time
-        if f0.time - self._pair_last.get(key, -math.inf) < 3 * dt:
-            return None
         v = (f2.positions[r] - f1.positions[r]) / max(f2.time - f1.time, 1e-6)
         speed = float(np.hypot(*v))
         back = float(np.hypot(*(f1.positions[r] - rest))) / speed if speed > 0 else dt / 2
         t = float(np.clip(f1.time - back, f0.time - 4 * dt, f1.time))
+        # The time is carried back up to four frames: one found near it is this one (a ball
+        # nudged this softly may be taken for at rest again, and leave rest twice).
+        if abs(t - self._pair_last.get(key, -math.inf)) < 3 * dt:
+            return None
         self._pair_last[key] = t
         self._contact_times.append((t, key))
         a, b = BALLS[hitter], BALLS[r]
