@@ -135,6 +135,8 @@ class _Track:
     """While tentative: each ball's identity cost summed over its sightings (minus log p)."""
     history: deque = field(default_factory=lambda: deque(maxlen=64))
     """(time, [x, y]) of its latest sightings, oldest first: the rest test fits its tail."""
+    left_rest_at: float = -math.inf
+    """When it last left rest: the rest test fits only sightings since."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -700,6 +702,7 @@ class Tracker:
                 track.kf.seed(z, (z - track.rest_pos) / step, sigma, speed_sigma=moved / step)
                 track.status = _MOVING
                 track.rest_since = math.nan
+                track.left_rest_at = t
                 track.pending_start = 0
                 if track.anchor is not None:
                     self._displaced_from_anchor(track, z, t)
@@ -768,7 +771,9 @@ class Tracker:
         """At rest once a straight-line fit over the last `rest_window` gives a speed under
         `rest_speed` (rule 3.15): slow enough that the cloth stops it within a few frames."""
         window = self.config.rest_window
-        since = t - window
+        # Not the still sightings from before it left rest: a ball nudged slowly would fit
+        # as still again at once, and leave rest a second time a few frames later.
+        since = max(t - window, track.left_rest_at)
         recent = []
         for entry in reversed(track.history):  # oldest first: the window is its tail
             if entry[0] < since:

@@ -394,6 +394,25 @@ def test_a_ball_hidden_at_rest_is_not_taken_by_a_weak_detection_far_away() -> No
     assert result.events == []
 
 
+@pytest.mark.parametrize("seed", range(10))
+def test_a_ball_nudged_into_slow_motion_is_not_taken_for_at_rest_again_rule_3_15(seed) -> None:
+    # The 5 lies still for 40 frames, then rolls off at 9 cm/s. The rest test fits the last
+    # quarter second: fitted over the still sightings too, the ball looked still again the
+    # frame after it left rest, and left rest a second time a few frames later.
+    rng = np.random.default_rng(seed)
+    tracker = Tracker(TABLE)
+    statuses = []
+    for k in range(90):
+        x = 0.0 if k < 40 else 90.0 * (k - 40) / 60
+        pts = [(-600.0, 0.0), (x + rng.normal(0, 0.8), rng.normal(0, 0.8))]
+        ids = _named([(BallId.CUE, 0.95), (BallId.FIVE, 0.95)])
+        frame = tracker.update(Detections.of(k, k / 60, pts, sigma=0.8, identity=ids))
+        statuses.append(frame.status_of(BallId.FIVE))
+    left = statuses.index(BallStatus.MOVING)
+    assert 40 <= left <= 45
+    assert all(s is BallStatus.MOVING for s in statuses[left:])
+
+
 @pytest.mark.parametrize("cue_rolls", [False, True])
 def test_a_racked_ball_missed_for_a_frame_is_not_carried_off_by_a_ghost(cue_rolls: bool) -> None:
     # Three balls rest touching; at frame 40 the 8 is missed and a ghost, named the 3 only
