@@ -5,6 +5,7 @@ relative position each side, as the cushion rebound test does for a ball and a n
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -28,9 +29,14 @@ _MIN_SIDE = 4
 contacts, to fit its lines."""
 
 _CHECK_BELOW = 0.95
-"""A contact with a ball at rest found by a kick this near the one-frame test's threshold (its
-confidence under this) waits `SLOW_K` frames and is checked on the long windows: a slow ball
-rolling by a resting one within a few millimetres sets the one-frame test off on noise."""
+"""A held contact with a ball at rest (`SoftContacts._judged`) found by a kick this near the
+one-frame test's threshold (its confidence under this) is dropped when the long windows show
+no turn: a slow ball rolling by a resting one within a few millimetres sets the one-frame test
+off on noise."""
+
+_RETIME_FRAMES = 6
+"""At most how many frames earlier than the one-frame test found it a held contact is moved
+(`SoftContacts._retimed`)."""
 
 _SAME_S = 0.05
 """A contact noted within this of a held event, for the same pair, is that event."""
@@ -79,20 +85,19 @@ class SoftContacts:
         return events
 
     def _held_for_check(self, ready: list[ShotEvent]) -> list[ShotEvent]:
-        """The ``ready`` events to emit now; marginal ball-ball contacts (`_CHECK_BELOW`) are
-        held for `_checked`."""
+        """The ``ready`` events to emit now; contacts with a ball at rest (all the ready
+        ball-ball contacts) are held for `_checked`."""
         now = []
         for event in ready:
-            if event.kind is EventKind.BALL_BALL and event.confidence < _CHECK_BELOW:
+            if event.kind is EventKind.BALL_BALL:
                 self._unchecked.append(event)
             else:
                 now.append(event)
         return now
 
     def _checked(self) -> list[ShotEvent]:
-        """The held contacts whose time the window's centre has reached: kept unless the two
-        balls' relative velocity, over frames free of their other contacts, clearly did not
-        turn there (`_turn`). Too few free frames, or a ball in the air: kept."""
+        """The held contacts whose time the window's centre has reached, judged on the long
+        windows (`_judged`)."""
         stack, k = self._window, SLOW_K
         if not self._unchecked or len(stack) < 2 * k + 1:
             return []
@@ -102,30 +107,65 @@ class SoftContacts:
         for event in self._unchecked:
             if event.time > centre:
                 waiting.append(event)
-            elif self._refuted(event, span):
+                continue
+            judged = self._judged(event, span)
+            if judged is not event:
                 key = _pair_of(event)
                 self._contact_times = [
                     (t, pair) for t, pair in self._contact_times if not _same(event, t, pair, key)
                 ]
-            else:
-                kept.append(event)
+            if judged is not None:
+                if judged is not event:
+                    self._contact_times.append((judged.time, _pair_of(judged)))
+                    self._pair_last[_pair_of(judged)] = judged.time
+                kept.append(judged)
         self._unchecked = waiting
         return kept
 
-    def _refuted(self, event: ShotEvent, span: slice) -> bool:
-        """Whether the long windows show that a held contact's balls did not touch."""
+    def _judged(self, event: ShotEvent, span: slice) -> ShotEvent | None:
+        """A held contact with a ball at rest, on the long windows: None when its balls'
+        relative velocity clearly did not turn there and it was marginal (`_CHECK_BELOW`: a
+        slow ball rolling by a resting one within millimetres sets the one-frame test off on
+        noise); re-timed where the line in puts the two a diameter apart, when that is over a
+        frame earlier (a slow kick shows in one frame's velocities only frames after the
+        touch); else as it was. Too few free frames, or a ball in the air: as it was."""
         ra, rb = (BALLS.index(b) for b in event.balls)
         stack = self._window
         if not (stack.on_table[span, ra].all() and stack.on_table[span, rb].all()):
-            return False
+            return event
         if self._in_the_air(ra, rb):
-            return False
+            return event
         sigma = math.hypot(
             median_sigma(stack.measured_sigma[span, ra]),
             median_sigma(stack.measured_sigma[span, rb]),
         )
         turn = self._turn(ra, rb, span, sigma, ignore=event)
-        return turn is not None and not turn[0]
+        if turn is None:
+            return event
+        if not turn[0]:
+            return None if event.confidence < _CHECK_BELOW else event
+        return self._retimed(event, ra, rb, span, sigma, turn[2])
+
+    def _retimed(self, event, ra, rb, span, sigma, before) -> ShotEvent:
+        """``event`` at the time the pair's line in (fitted over the ``before`` frames, less
+        those at or after the touch it gives) puts them a diameter apart, when that is more
+        than a frame earlier and after the strike; else ``event``."""
+        stack = self._window
+        times = stack.times[span]
+        rel = stack.points[span, rb] - stack.points[span, ra]
+        step = float(times[-1] - times[-2])
+        t = event.time
+        for _ in range(3):
+            lines_in = [fit_line(times[before], rel[before, i], sigma) for i in (0, 1)]
+            t = self._soft_time(lines_in)
+            earlier = before[times[before] < t]
+            if len(earlier) == len(before) or len(earlier) < _MIN_SIDE:
+                break
+            before = earlier
+        late = event.time - t
+        if not (step < late <= _RETIME_FRAMES * step) or t <= self._strike_time:
+            return event
+        return dataclasses.replace(event, time=float(t), time_uncertainty=min(step, late))
 
     def _soft_pair(self, ra: int, rb: int, span: slice) -> ShotEvent | None:
         """The soft contact of balls ``ra`` and ``rb`` at the window's centre, or None: not at
