@@ -42,7 +42,9 @@ _LOOKBACK = 10
 _FIT_BEFORE = 4
 """Frames up to f0 through which a moving ball's velocity before a contact is fitted."""
 
-_STRAIGHT_CHI2 = np.array([math.inf] * 3 + [chi2.ppf(0.99, 2 * (n - 2)) for n in range(3, 24)])
+_STRAIGHT_CHI2 = np.array(
+    [math.inf] * 3 + [chi2.ppf(0.99, 2 * (n - 2)) for n in range(3, _FIT_BEFORE + 1)]
+)
 """By number of frames, the chi-square (p = 0.01) over which a line does not explain a ball's
 centres on them: it turned inside the window, or one centre is off. (Two frames always fit.)"""
 

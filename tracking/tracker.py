@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from calibration.table import TableSpec
-from rules.balls import BALL_DIAMETER_MM
 from rules.events import EventKind, EvidenceSource
 from rules.signals import PocketSignal
 from rules.table import PocketId
@@ -59,9 +58,10 @@ it may move to a detection elsewhere that vision names as it."""
 _HIDDEN_REACH_MM = 120.0
 """How far from where it lay a ball hidden at rest is taken back on a weak name: a hand nudging
 it moves it a few centimetres."""
-_UNSTRUCK_REACH_MM = BALL_DIAMETER_MM
-"""How far a ball at rest that nothing can have struck may be taken to a detection vision does
-not name as it: a nudge moves it millimetres; farther is another ball, or a ghost."""
+_UNSTRUCK_REACH_D = 1.0
+"""How far (in ball diameters) a ball at rest that nothing can have struck may be taken to a
+detection vision does not name as it: a nudge moves it millimetres; farther is another ball, or
+a ghost."""
 _NAME_MEMORY = 0.95
 """Each sighting's weight in a track's running name score, per newer sighting (about the last
 twenty count)."""
@@ -466,7 +466,7 @@ class Tracker:
             np.array(resting),
             np.array(rolling),
             self.table.ball_diameter,
-            _UNSTRUCK_REACH_MM,
+            _UNSTRUCK_REACH_D * self.table.ball_diameter,
         )
 
     def _in_pocket(self, seen: _Sightings) -> np.ndarray:
