@@ -155,7 +155,9 @@ class BallContacts:
         if dt <= 0 or dt_after <= 0:
             return []
         live = np.flatnonzero(f0.on_table & f1.on_table & ~np.isnan(f1.positions[:, 0]))
-        if len(live) < 2:
+        # A contact inside (f0, f1] needs one of the two moving by f1.
+        moving = f0.moving[live] | f1.moving[live]
+        if len(live) < 2 or not moving.any():
             return []
         p0, p1, p2 = f0.positions[live], f1.positions[live], f2.positions[live]
         p2 = np.where(np.isnan(p2), p1, p2)
@@ -166,8 +168,6 @@ class BallContacts:
         # ... except just after a contact, which the filter has not caught up with yet.
         just_hit = self._since(self._touched, live, f0.time - dt)
         v_out = (p2 - p1) / dt_after
-        # A contact inside (f0, f1] needs one of the two moving by f1.
-        moving = f0.moving[live] | f1.moving[live]
         noise = self._velocity_noise(f1, f2, live)
         reach = self._d + self.config.touch_tolerance_mm + np.hypot(*v_in.T) * dt
         events = []

@@ -342,6 +342,7 @@ class Tracker:
             return {}
         t = detections.time
         rows, tentative = [], []
+        resting, moving = [], []  # per candidate: at rest (not the cue ball); rolling
         # Each candidate's predicted x and y, variance, gate and miss cost in turn (made into
         # one array below, whose columns `assign` reads).
         per_ball = []
@@ -370,6 +371,10 @@ class Tracker:
                 s2 = sigma**2
                 per_ball += (x, y, s2, g, _MISS_COST + math.log(s2 + last_sigma**2) * 0.5)
                 tentative.append(not rolling and track.seen_count < _CONFIRM_SIGHTINGS)
+                resting.append(status is _AT_REST and row != CUE_ROW)
+                moving.append(
+                    status is _MOVING or (status is _HIDDEN and track.moving_before_hidden)
+                )
             elif not rolling and (
                 track.status is _UNSEEN or t - track.gone_at >= self.config.respawn_after
             ):
@@ -377,6 +382,8 @@ class Tracker:
                 rows.append(row)
                 per_ball += (math.nan, math.nan, 1.0, math.inf, _MISS_COST)
                 tentative.append(False)
+                resting.append(False)
+                moving.append(False)
         if not rows:
             return {}
         id_cost = identity_cost(detections.identity, seen.unknown)
@@ -427,7 +434,7 @@ class Tracker:
             columns[:, 4],
             _FREE_POSITION_COST,
             elsewhere,
-            self._unstruck_reach(rows, columns, detections),
+            self._unstruck_reach(columns, resting, moving, detections),
             _RESPAWN_ID,
         )
         matched = {rows[i]: col for i, col in found.items()}
@@ -445,26 +452,21 @@ class Tracker:
         return self._keep_order(matched, seen)
 
     def _unstruck_reach(
-        self, rows: list[int], columns: np.ndarray, detections: Detections
+        self, columns: np.ndarray, resting: list[bool], moving: list[bool], detections: Detections
     ) -> np.ndarray | None:
         """How far from where it rests each candidate ball may be taken to a detection vision
         does not name as it (`assign`'s ``unnamed_reach``; ``columns`` are its predicted x, y,
-        variance and gate): a ball at rest moves only when something strikes it. The cue ball
-        (the cue), a ball within reach of a rolling one, and any ball while a hand or cue is
-        over the table may have been struck: up to their gate. Another is not carried off to
-        a stray or misnamed detection (a ghost beside a rack took a racked ball's track, and
-        every racked ball's name went round with it)."""
-        if detections.occluded:
+        variance and gate; ``resting`` and ``moving`` its state): a ball at rest moves only
+        when something strikes it. The cue ball (the cue), a ball within reach of a rolling one,
+        and any ball while a hand or cue is over the table may have been struck: up to their
+        gate. Another is not carried off to a stray or misnamed detection (a ghost beside a
+        rack took a racked ball's track, and every racked ball's name went round with it)."""
+        if detections.occluded or not any(resting):
             return None
-        tracks = self._tracks
-        resting = [row != CUE_ROW and tracks[row].status is _AT_REST for row in rows]
-        if not any(resting):
-            return None
-        rolling = [not _resting(tracks[row]) for row in rows]
         return unstruck_reach(
             columns,
             np.array(resting),
-            np.array(rolling),
+            np.array(moving),
             self.table.ball_diameter,
             _UNSTRUCK_REACH_D * self.table.ball_diameter,
         )
