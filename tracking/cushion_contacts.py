@@ -97,11 +97,13 @@ class CushionContacts:
         seen = stack.seen[span]
         live &= (seen[:k].sum(axis=0) >= 2) & (seen[k + 1 :].sum(axis=0) >= 2)
         events = []
-        for r in self._rebound_candidates(k, live):
-            times, pts = stack.times[span], stack.points[span, r]
-            sigma = median_sigma(stack.measured_sigma[span, r])
-            if not stack.at_mouth[-k - 1, r] and not self._at_closest(k, r, sigma):
-                continue
+        reach = self._d / 2 + self.config.touch_tolerance_mm + REACH_MM
+        rows, sigmas = _rebound_rows(
+            stack.edge_gaps[span], stack.at_mouth[span], live, stack.measured_sigma[span], reach
+        )
+        times = stack.times[span]
+        for r, sigma in zip(rows.tolist(), sigmas.tolist(), strict=True):
+            pts = stack.points[span, r]
             found = self._cushion_event(r, times, sigma, pts, seen[:, r], min_turn)
             if found is None:
                 continue
@@ -147,32 +149,6 @@ class CushionContacts:
             np.nanmin(gaps[at_second], initial=math.inf),
         )
         return bool(rise > max(_APART_MM, 3 * sigma))
-
-    def _rebound_candidates(self, k: int, live: np.ndarray) -> list[int]:
-        """The ``live`` balls that, at the frame ``k`` back, may be rebounding: within reach
-        of a cushion line and at most `SIGMA_CAP` twice over from their closest to it in the
-        window, or inside a pocket's mouth (where the nose lines say little: the jaw faces
-        decide)."""
-        stack = self._window
-        at = stack.edge_gaps[-k - 1]
-        reach = self._d / 2 + self.config.touch_tolerance_mm + REACH_MM
-        rows = np.flatnonzero(live & ((at <= reach).any(axis=1) | stack.at_mouth[-k - 1]))
-        if len(rows) == 0:
-            return []
-        closest = np.fmin.reduce(stack.edge_gaps[-(2 * k + 1) :, rows], axis=0)
-        near = (at[rows] <= reach) & (at[rows] <= closest + 2 * SIGMA_CAP)  # unseen: nan
-        keep = near.any(axis=1) | stack.at_mouth[-k - 1, rows]
-        return [int(r) for r in rows[keep]]
-
-    def _at_closest(self, k: int, r: int, sigma: float) -> bool:
-        """Whether ball ``r`` at the frame ``k`` back is within reach of a cushion line and at
-        its closest to it in the window, to twice its sigma: `_walls_near`'s test, on the
-        nose lines alone."""
-        gaps = self._window.edge_gaps[-(2 * k + 1) :, r]
-        reach = self._d / 2 + self.config.touch_tolerance_mm + REACH_MM
-        at = gaps[k]
-        closest = np.fmin.reduce(gaps, axis=0) + 2 * min(sigma, SIGMA_CAP)
-        return bool(np.any((at <= reach) & (at <= closest)))
 
     def _crawls_ended(self, frame: TrackFrame) -> list[ShotEvent]:
         """Crawls into a cushion (`_crawled_in`), timed once the ball is seen at rest: a ball
@@ -373,3 +349,40 @@ def _nearest_over_step(p0: np.ndarray, p1: np.ndarray, r: int) -> float:
         if gap < nearest:
             nearest = gap
     return nearest
+
+
+@njit(cache=True, nogil=True)
+def _rebound_rows(
+    gaps: np.ndarray, at_mouth: np.ndarray, live: np.ndarray, sigmas: np.ndarray, reach: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The ``live`` balls that may be rebounding at a window's centre frame, and each one's
+    `median_sigma`: inside a pocket's mouth (where the nose lines say little: the jaw faces
+    decide), or within ``reach`` of a cushion line and at their closest to it in the window,
+    to twice their sigma (at most `SIGMA_CAP`). ``gaps``: (frames, 16, 4) the window's
+    `FrameWindow.edge_gaps`; ``at_mouth`` and ``sigmas``: (frames, 16)."""
+    frames, balls, walls = gaps.shape
+    k = frames // 2
+    rows = np.empty(balls, dtype=np.int64)
+    out = np.empty(balls)
+    count = 0
+    for r in range(balls):
+        if not live[r]:
+            continue
+        finite = sigmas[:, r][np.isfinite(sigmas[:, r])]
+        sigma = np.median(finite) if len(finite) else 2.0
+        keep = at_mouth[k, r]
+        margin = 2 * min(sigma, SIGMA_CAP)
+        for w in range(walls):
+            at = gaps[k, r, w]
+            closest = np.nan
+            for f in range(frames):
+                g = gaps[f, r, w]
+                if closest != closest or g < closest:  # (np.fmin: nan only when all are)
+                    closest = g
+            if at <= reach and at <= closest + margin:
+                keep = True
+        if keep:
+            rows[count] = r
+            out[count] = sigma
+            count += 1
+    return rows[:count], out[:count]
