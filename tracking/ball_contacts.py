@@ -19,7 +19,9 @@ from rules.balls import BallId
 from rules.events import EventKind, ShotEvent
 from rules.table import CushionId
 from tracking.fits import fit_slope, straight_velocities
+from tracking.geometry import closest_distance, closest_time, touch_roots
 from tracking.model import BALLS, CUE_ROW, TrackFrame
+from tracking.shared_impulses import Interval, Limits, push_column, shared_contacts
 
 GAP_K = 4
 """Frames each side of a contact between two moving balls used to fit how fast the gap between
@@ -190,6 +192,7 @@ class BallContacts:
         self._scene = (live, p0, v_before)
         cluster = self._cluster_hit(live, f0, f1, p0, v_before, gaps, kicked, reach)
         held = self._since(self._held, live, f0.time, strict=False)
+        found: set[tuple[int, int]] = set()
         for a, b in zip(*np.nonzero(near & upper), strict=True):
             if held[a] and held[b]:
                 continue  # inside a rack being solved as a whole (`_solve_cluster`)
@@ -208,10 +211,48 @@ class BallContacts:
                 just_hit[a] or just_hit[b],
             )
             if event is not None:
+                found.add((a, b))
                 events.append(event)
                 self._record(event, live, a, b, f0, f1, before, (p0, v_before, v_out, noise))
                 if cluster is not None and (held[a] != held[b]):
                     cluster.time.append(event.time)
+        # A rack being solved keeps its balls out of the shared fit as well.
+        free = near & upper & ~(held[:, None] | held[None, :])
+        scene = Interval(p0, p1, v_before, v_out, noise, dt)
+        events += self._shared_contacts(live, f0, f1, scene, free, found)
+        return events
+
+    def _shared_contacts(self, live, f0, f1, scene: Interval, free, found) -> list[ShotEvent]:
+        """The contacts of balls with several candidate contacts in (f0, f1], from their
+        impulses fitted together (`shared_impulses`), that the pair test turned down. A pair
+        found in the interval before is not found again at once: a ball hit then has a stale
+        velocity coming in."""
+        events = []
+        limits = Limits(
+            self._d,
+            self.config.touch_tolerance_mm,
+            self.config.min_turn_mm_s,
+            self.config.noise_sigmas,
+        )
+        for a, b, tau in shared_contacts(scene, free, found, self._geo, limits):
+            key = (min(live[a], live[b]), max(live[a], live[b]))
+            if f0.time - self._pair_last.get(key, -math.inf) < 2 * scene.dt:
+                continue
+            first, second = BALLS[live[a]], BALLS[live[b]]
+            if second is BallId.CUE:
+                first, second = second, first
+            event = ShotEvent(
+                EventKind.BALL_BALL,
+                f0.time + tau,
+                (first, second),
+                confidence=0.7,
+                time_uncertainty=0.5 * scene.dt,
+            )
+            before = self._pair_last.get(key)
+            self._pair_last[key] = event.time
+            events.append(event)
+            kept = (scene.p0, scene.v_before, scene.v_out, scene.noise)
+            self._record(event, live, a, b, f0, f1, before, kept)
         return events
 
     def _fitted_before(self, balls: np.ndarray, f0: TrackFrame) -> np.ndarray:
@@ -407,7 +448,7 @@ class BallContacts:
                 # may have come back off the rack within the interval).
                 first = None
                 for h in members:
-                    roots = _touch_roots(p0[m] - p0[h], v_before[m], d)
+                    roots = touch_roots(p0[m] - p0[h], v_before[m], d)
                     on_path = roots and -0.15 * dt <= roots[0] <= 1.15 * dt
                     if on_path and (first is None or roots[0] < first[0]):
                         first = (roots[0], h)
@@ -447,11 +488,7 @@ class BallContacts:
         columns = []
         for i, j in c.edges:
             n = c.rest[j] - c.rest[i]
-            n = n / max(float(np.hypot(*n)), 1e-9)
-            col = np.zeros(2 * m)
-            col[2 * j : 2 * j + 2] += n
-            col[2 * i : 2 * i + 2] -= n
-            columns.append(col)
+            columns.append(push_column(m, i, j, n / max(float(np.hypot(*n)), 1e-9)))
         for h, n in c.hits:
             col = np.zeros(2 * m)
             col[2 * h : 2 * h + 2] += n
@@ -564,7 +601,7 @@ class BallContacts:
         rel_vo = v_out[0] - v_out[1]
         late = 0.15 * dt
         # Touch time by carrying the incoming motion forward from f0 ...
-        roots = _touch_roots(rel_p0, rel_v, d)
+        roots = touch_roots(rel_p0, rel_v, d)
         tau_in = None
         if roots:
             if roots[0] > dt + late:
@@ -575,19 +612,19 @@ class BallContacts:
                 tau_in = float(np.clip(roots[0], 0.0, dt))
         bounced = None
         if tau_in is None:
-            closest_t = _closest_time(rel_p0, rel_v, -math.inf, math.inf)
+            closest_t = closest_time(rel_p0, rel_v, -math.inf, math.inf)
             if closest_t > dt + late:
                 return None
             closest = min(
-                _closest(rel_p0, rel_v, 0.0, dt),
-                _closest(rel_p0, (rel_p1 - rel_p0) / dt, 0.0, dt),
+                closest_distance(rel_p0, rel_v, 0.0, dt),
+                closest_distance(rel_p0, (rel_p1 - rel_p0) / dt, 0.0, dt),
             )
             if closest > d + tol:
                 bounced = self._bounced_touch(p0, v_before, dt)
                 if bounced is None:
                     return None
         # ... and by carrying the outgoing motion back from f1 (when it parts in the interval).
-        back = _touch_roots(rel_p1 - rel_vo * dt, rel_vo, d)
+        back = touch_roots(rel_p1 - rel_vo * dt, rel_vo, d)
         tau_out = back[1] if back and -late <= back[1] <= dt + late else None
         if tau_in is not None and self._blocked(ra, rb, tau_in):
             # Carried on, one of them would have had to pass through a third ball to touch
@@ -621,7 +658,7 @@ class BallContacts:
             taus = [bounced]
         if not taus:
             # Never quite one diameter apart (noise, a graze): the moment of closest approach.
-            taus = [_closest_time(rel_p0, rel_v, 0.0, dt)]
+            taus = [closest_time(rel_p0, rel_v, 0.0, dt)]
         tau = float(np.clip(np.mean(taus), 0.0, dt))
         speed = max(float(np.hypot(*rel_v)), float(np.hypot(*rel_vo)), 1.0)
         sigma = float(np.nanmax([f0.sigma[ra], f0.sigma[rb], 1.0]))
@@ -732,29 +769,3 @@ class BallContacts:
             if size > self.config.noise_sigmas * noise[k] and float(change @ away) >= 0.8 * size:
                 return True
         return False
-
-
-def _touch_roots(p: np.ndarray, v: np.ndarray, d: float) -> tuple[float, ...]:
-    """The two times tau (sorted) with |p + v tau| = d, or () when the motion never gets there."""
-    a = float(v @ v)
-    b = 2.0 * float(p @ v)
-    c = float(p @ p) - d * d
-    if a < 1e-9:
-        return (-math.inf, math.inf) if c <= 0 else ()
-    disc = b * b - 4 * a * c
-    if disc < 0:
-        return ()
-    sq = math.sqrt(disc)
-    return ((-b - sq) / (2 * a), (-b + sq) / (2 * a))
-
-
-def _closest_time(p, v, lo, hi) -> float:
-    a = float(v @ v)
-    if a < 1e-9:
-        return lo
-    return float(np.clip(-float(p @ v) / a, lo, hi))
-
-
-def _closest(p, v, lo, hi) -> float:
-    t = _closest_time(p, v, lo, hi)
-    return float(np.hypot(*(p + v * t)))

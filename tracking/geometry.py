@@ -123,6 +123,35 @@ class TableCache:
         return best
 
 
+def touch_roots(p: np.ndarray, v: np.ndarray, d: float) -> tuple[float, ...]:
+    """The two times tau (sorted) with |p + v tau| = d, or () when the motion never gets there."""
+    a = float(v @ v)
+    b = 2.0 * float(p @ v)
+    c = float(p @ p) - d * d
+    if a < 1e-9:
+        return (-math.inf, math.inf) if c <= 0 else ()
+    disc = b * b - 4 * a * c
+    if disc < 0:
+        return ()
+    sq = math.sqrt(disc)
+    return ((-b - sq) / (2 * a), (-b + sq) / (2 * a))
+
+
+def closest_time(p: np.ndarray, v: np.ndarray, lo: float, hi: float) -> float:
+    """The time in [lo, hi] when ``p + v tau`` (a relative position moving straight) is
+    shortest."""
+    a = float(v @ v)
+    if a < 1e-9:
+        return lo
+    return float(np.clip(-float(p @ v) / a, lo, hi))
+
+
+def closest_distance(p: np.ndarray, v: np.ndarray, lo: float, hi: float) -> float:
+    """The shortest length of ``p + v tau`` over tau in [lo, hi]."""
+    t = closest_time(p, v, lo, hi)
+    return float(np.hypot(*(p + v * t)))
+
+
 def _walls(table: TableSpec) -> tuple[Wall, ...]:
     """The six cushion noses, then each pocket's two jaw faces."""
     walls = [

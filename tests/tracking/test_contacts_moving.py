@@ -139,3 +139,47 @@ def test_the_cue_ball_coming_back_off_the_apex_touches_nothing_else_rule_3_18(x0
         frozenset({BallId.ONE, BallId.THREE}),
     }
     assert result.shots[0].first_contact.ball is BallId.ONE
+
+
+def _struck_from_two_sides(speed: float):
+    """The 2 (along +x) and the 10 (along +y), both at ``speed``, strike the 5 at rest at the
+    origin at the same moment, full on: each stops dead and the 5 leaves with both their
+    velocities, along neither line of centres. Returns the paths and the contact time."""
+    t_hit = 0.5
+
+    def coming(axis: int):
+        def at(t: float) -> tuple[float, float]:
+            # Rolled back from the touch, so that it arrives at ``speed``.
+            back = max(0.0, t_hit - t)
+            x = -D - (speed * back + 0.5 * DECEL * back * back)
+            return (x, 0.0) if axis == 0 else (0.0, x)
+
+        return at
+
+    def five(t: float) -> tuple[float, float]:
+        s, _ = _rolled(0.0, speed * np.sqrt(2.0), max(0.0, t - t_hit))
+        return (s / np.sqrt(2.0), s / np.sqrt(2.0))
+
+    paths = {
+        BallId.CUE: lambda t: (-1000.0, -400.0),
+        BallId.TWO: coming(0),
+        BallId.TEN: coming(1),
+        BallId.FIVE: five,
+    }
+    return paths, t_hit
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("speed", [800.0, 1600.0])
+def test_a_ball_struck_from_two_sides_at_once_has_both_contacts(speed: float, seed: int) -> None:
+    # The 5's kick is the sum of two impulses, along neither line of centres: each contact is
+    # found once, from its striker's kick, and the shared fit (`tracking.shared_impulses`)
+    # adds no second one.
+    paths, t_hit = _struck_from_two_sides(speed)
+    result = run(_detections(paths, 1.2, seed))
+    found = result.of_kind(EventKind.BALL_BALL)
+    for other in (BallId.TWO, BallId.TEN):
+        with_five = [e for e in found if set(e.balls) == {other, BallId.FIVE}]
+        assert len(with_five) == 1, (other, found)
+        assert with_five[0].time == pytest.approx(t_hit, abs=2 * FRAME)
+    assert len(found) == 2

@@ -1,0 +1,104 @@
+"""The joint fit of contacts sharing a ball within one frame interval."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from calibration.table import TableSpec
+from rules.table import CushionId
+from tracking.geometry import TableCache
+from tracking.shared_impulses import Interval, Limits, shared_contacts
+
+D = 57.15
+DT = 1 / 60
+GEO = TableCache(TableSpec.standard("9ft"))
+LIMITS = Limits(D, 12.0, 120.0, 3.5)
+NOISE = 60.0  # one frame's velocity noise with 0.7 mm centres
+
+
+def _forked(impulses: tuple[float, float], rng: np.random.Generator) -> Interval:
+    """Ball 0 at 1500 mm/s along +x strikes balls 1 and 2 (at rest, 30 degrees either side of
+    its path) at once, half-way through the interval, with the given impulses (mm/s); ball 3
+    rests well away. Velocities after carry one frame's noise."""
+    tau = DT / 2
+    p0 = np.array([[0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [300.0, 300.0]])
+    v_before = np.array([[1500.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0]])
+    normals = [np.array([np.cos(a), np.sin(a)]) for a in (np.pi / 6, -np.pi / 6)]
+    at_touch = p0[0] + v_before[0] * tau
+    for k, n in ((1, normals[0]), (2, normals[1])):
+        p0[k] = at_touch + D * n
+    v_after = v_before.copy()
+    for k, (n, j) in enumerate(zip(normals, impulses, strict=True), start=1):
+        v_after[0] -= j * n
+        v_after[k] += j * n
+    p1 = p0 + v_before * tau + v_after * (DT - tau)
+    v_out = v_after + rng.normal(0.0, NOISE / 2, v_after.shape)
+    return Interval(p0, p1, v_before, v_out, np.full(4, NOISE), DT)
+
+
+def _candidates(pairs) -> np.ndarray:
+    c = np.zeros((4, 4), dtype=bool)
+    for a, b in pairs:
+        c[a, b] = True
+    return c
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_two_contacts_of_one_ball_in_one_interval_are_both_found(seed: int) -> None:
+    scene = _forked((700.0, 700.0), np.random.default_rng(seed))
+    found = shared_contacts(scene, _candidates([(0, 1), (0, 2)]), set(), GEO, LIMITS)
+    assert sorted((a, b) for a, b, _ in found) == [(0, 1), (0, 2)]
+    for _, _, tau in found:
+        assert tau == pytest.approx(DT / 2, abs=1e-3)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_contact_the_pair_test_found_is_not_found_again(seed: int) -> None:
+    scene = _forked((700.0, 700.0), np.random.default_rng(seed))
+    found = shared_contacts(scene, _candidates([(0, 1), (0, 2)]), {(0, 1)}, GEO, LIMITS)
+    assert [(a, b) for a, b, _ in found] == [(0, 2)]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_touch_with_no_impulse_is_no_contact(seed: int) -> None:
+    # Ball 2 only grazes: ball 0's whole kick is ball 1's impulse.
+    scene = _forked((900.0, 0.0), np.random.default_rng(seed))
+    found = shared_contacts(scene, _candidates([(0, 1), (0, 2)]), set(), GEO, LIMITS)
+    assert [(a, b) for a, b, _ in found] == [(0, 1)]
+
+
+def test_a_kick_within_the_margin_of_the_noise_is_no_contact() -> None:
+    # 300 mm/s impulses pass one pair's threshold (3.5 x 60 = 210) but not the shared fit's
+    # twice that: a split kick rests on every ball's velocity before being right.
+    scene = _forked((300.0, 300.0), np.random.default_rng(0))
+    assert shared_contacts(scene, _candidates([(0, 1), (0, 2)]), set(), GEO, LIMITS) == []
+
+
+def test_a_ball_that_never_comes_within_touching_distance_is_no_contact() -> None:
+    # Ball 3 is a candidate (near enough by the coarse reach) but 300 mm off all interval.
+    scene = _forked((700.0, 700.0), np.random.default_rng(1))
+    found = shared_contacts(scene, _candidates([(0, 1), (0, 2), (0, 3)]), set(), GEO, LIMITS)
+    assert sorted((a, b) for a, b, _ in found) == [(0, 1), (0, 2)]
+
+
+def test_a_ball_struck_against_a_cushion_has_its_contact() -> None:
+    # Ball 1 at 1500 mm/s stops dead on ball 0, which rests against the head cushion and
+    # comes straight back off it at 1300 mm/s: ball 0's kick is the cushion's push less the
+    # ball's, and the cushion's push is fitted with it.
+    nose = GEO.nose(CushionId.HEAD)
+    normal = np.asarray(nose.normal)
+    at = np.asarray(nose.start) + nose.along / 2 + normal * (D / 2 + 0.5)
+    tau = DT / 3
+    p0 = np.array([at, at + normal * (D + 1500.0 * tau)])
+    v_before = np.array([[0.0, 0.0], -1500.0 * normal])
+    v_after = np.array([1300.0 * normal, [0.0, 0.0]])
+    p1 = p0 + v_before * tau + v_after * (DT - tau)
+    rng = np.random.default_rng(3)
+    scene = Interval(
+        p0, p1, v_before, v_after + rng.normal(0, NOISE / 2, (2, 2)), np.full(2, NOISE), DT
+    )
+    candidates = np.array([[False, True], [False, False]])
+    found = shared_contacts(scene, candidates, set(), GEO, LIMITS)
+    assert [(a, b) for a, b, _ in found] == [(0, 1)]
+    assert found[0][2] == pytest.approx(tau, abs=1e-3)
