@@ -11,9 +11,10 @@ import numpy as np
 from calibration.table import Pocket
 from rules.balls import BallId
 from rules.events import EventKind, EvidenceSource, ShotEvent
+from rules.table import PocketId
 from tracking.cushion_contacts import CUSHION_K, REACH_MM, SLOW_K
 from tracking.fits import fit_line
-from tracking.geometry import Wall
+from tracking.geometry import Wall, touch_roots
 from tracking.model import BALLS, BallStatus, TrackFrame
 
 _GLANCE_MM = 6.0
@@ -52,7 +53,10 @@ class Endings:
             )
             self._in_pocket.pop(BALLS.index(dep.ball), None)
             self._last_departure = max(self._last_departure, dep.time)
-            if dep.kind is EventKind.POCKETED and (glance := self._last_glance(dep.ball)):
+            if dep.kind is not EventKind.POCKETED:
+                continue
+            glance = self._last_glance(dep.ball) or self._ran_into_jaw(dep.ball, dep.pocket)
+            if glance is not None:
                 events.append(glance)
         return events
 
@@ -88,31 +92,29 @@ class Endings:
         """The cushion contact of a ball that glanced off a jaw (or a nose by a pocket) and
         dropped before two more frames showed it: its last sighting on the slate lies off the
         line it came in on, pushed back out from a wall that line would have reached by then.
-        Nothing else turns a ball there (a ball it hit would have been a contact)."""
+        Nothing else turns a ball there (a ball it hit would have been a contact). Sightings
+        past the shelf do not count: a falling ball's picture drifts toward the pocket's middle
+        with nothing touched."""
         r = BALLS.index(ball)
         window = self._window
         n = len(window)
         times, seen = window.times[-n:], window.seen[-n:, r]
         pts = window.measured[-n:, r]
         idx = np.flatnonzero(seen)
+        while len(idx) >= 3 and self._past_shelf(pts[idx[-1]]):
+            idx = idx[:-1]
         if len(idx) < 3:
             return None
         last = int(idx[-1])
-        contacts = [t for t, pair in self._contact_times if r in pair]
-        since = max((t for t in contacts if t < times[last]), default=-math.inf)
-        before = idx[:-1][times[idx[:-1]] > since][-CUSHION_K:]
+        before = idx[:-1][times[idx[:-1]] > self._last_ball_contact(r)][-CUSHION_K:]
         if len(before) < 2:
             return None
         opening = self._slate_opening(pts[last])
-        if opening is False:
-            return None
         sigma = float(np.nanmedian(window.measured_sigma[-n:, r][idx]))
-        vx, _, t0, x0 = fit_line(times[before], pts[before, 0], sigma)
-        vy, noise, _, y0 = fit_line(times[before], pts[before, 1], sigma)
-        velocity, start = np.array([vx, vy]), np.array([x0, y0])
-        off_line = pts[before] - (start + np.outer(times[before] - t0, velocity))
-        if np.max(np.hypot(off_line[:, 0], off_line[:, 1])) > self.config.noise_sigmas * sigma:
-            return None  # it came in on no straight line (a bad sighting, or a turn): no judging
+        line = self._straight_in(times, pts, before, sigma)
+        if opening is False or line is None:
+            return None
+        velocity, start, t0, noise = line
         predicted = start + velocity * (times[last] - t0)
         deviation = pts[last] - predicted
         if opening is not None:
@@ -141,6 +143,95 @@ class Endings:
             time_uncertainty=0.5 * (times[last] - times[before[-1]]),
         )
 
+    def _ran_into_jaw(self, ball: BallId, pocket: PocketId | None) -> ShotEvent | None:
+        """The cushion contact of a ball whose straight line in, carried on, reaches a wall (a
+        jaw's face or point, or a nose by the pocket) before the drop: it cannot have passed
+        through the rubber, so it glanced off it on the way in, too late for any sighting on
+        the slate to show the turn."""
+        if pocket is None:
+            return None
+        spec = self.table.pocket(pocket)
+        r = BALLS.index(ball)
+        window = self._window
+        n = len(window)
+        times, pts = window.times[-n:], window.measured[-n:, r]
+        idx = np.flatnonzero(window.seen[-n:, r])
+        mouth, axis = np.asarray(spec.mouth_centre), np.asarray(spec.axis)
+        on_slate = idx[
+            (times[idx] > self._last_ball_contact(r)) & ((pts[idx] - mouth) @ axis < spec.shelf)
+        ]
+        if len(on_slate) < 3:
+            return None
+        sigma = float(np.nanmedian(window.measured_sigma[-n:, r][idx]))
+        # The last sighting on the slate may already be past the glance, a little off the line.
+        for run in (on_slate[-CUSHION_K:], on_slate[-CUSHION_K - 1 : -1]):
+            line = self._straight_in(times, pts, run, sigma)
+            if line is not None:
+                break
+        else:
+            return None
+        velocity, start, t0, _ = line
+        inward = float(velocity @ axis)
+        if inward <= 0:
+            return None
+        t_drop = t0 + (spec.shelf - float((start - mouth) @ axis)) / inward
+        hit = self._first_wall_hit(
+            spec, pts[run[-1]], (velocity, start, t0), times[run[-2]], t_drop
+        )
+        if hit is None or not self._new_rebound(r, hit[1].cushion, hit[0], sigma):
+            return None
+        return ShotEvent(
+            EventKind.BALL_CUSHION,
+            hit[0],
+            (ball,),
+            cushion=hit[1].cushion,
+            confidence=0.7,
+            time_uncertainty=0.5 * (t_drop - times[run[-1]]),
+        )
+
+    def _first_wall_hit(self, spec: Pocket, at: np.ndarray, line, t_from: float, t_drop: float):
+        """(time, wall) of the first wall a ball moving along ``line`` (velocity, a point on it,
+        that point's time) from near ``at`` touches between ``t_from`` and ``t_drop``: a face of
+        the pocket's jaws or a nose along ``at``, or a jaw's point; None if it touches none."""
+        velocity, start, t0 = line
+        rad = self._d / 2
+        mouth = np.asarray(spec.mouth_centre)
+        jaws = [w for w in self._geo.walls if w.mouth is not None and np.allclose(w.mouth, mouth)]
+        along = [self._geo.walls[w] for w in self._geo.walls_along(at)]
+        hits = []
+        for wall in {id(w): w for w in jaws + along}.values():
+            vn = float(velocity @ wall.normal)
+            dist0 = float((start - wall.start) @ wall.normal)
+            if vn > -self.config.min_rebound_mm_s or dist0 + vn * (t_drop - t0) > rad:
+                continue  # not going into it, or clear of it all the way to the drop
+            t = t0 + (dist0 - rad) / -vn
+            s = float((start + velocity * (t - t0) - wall.start) @ wall.along)
+            if 0.0 <= s <= float(wall.along @ wall.along):
+                hits.append((t, wall))
+        for wall in jaws:
+            # The jaw's point, where its face meets the nose: a ball can strike it square.
+            roots = touch_roots(start - wall.start, velocity, rad)
+            if roots:
+                hits.append((t0 + roots[0], wall))
+        hits = [h for h in hits if t_from <= h[0] < t_drop]
+        return min(hits, key=lambda h: h[0], default=None)
+
+    def _straight_in(self, times, pts, run, sigma: float):
+        """(velocity, a point on the line, that point's time, the velocity's noise) of a line
+        through the sightings ``run`` of a ball, or None when they lie on no straight line (a
+        bad sighting, or a turn among them)."""
+        vx, _, t0, x0 = fit_line(times[run], pts[run, 0], sigma)
+        vy, noise, _, y0 = fit_line(times[run], pts[run, 1], sigma)
+        velocity, start = np.array([vx, vy]), np.array([x0, y0])
+        off_line = pts[run] - (start + np.outer(times[run] - t0, velocity))
+        if np.max(np.hypot(*off_line.T)) > self.config.noise_sigmas * sigma:
+            return None
+        return velocity, start, t0, noise
+
+    def _last_ball_contact(self, r: int) -> float:
+        """When ball ``r`` last touched another ball (-inf: not in the frames kept)."""
+        return max((t for t, pair in self._contact_times if r in pair), default=-math.inf)
+
     def _pushed_off(
         self,
         seen: np.ndarray,
@@ -162,6 +253,14 @@ class Endings:
             if into and reached and pushed >= best_push:
                 best, best_push = wall, pushed
         return best
+
+    def _past_shelf(self, p: np.ndarray) -> bool:
+        """Whether a centre seen at ``p`` lies past a pocket's drop."""
+        pocket = self._geo.pocket_at(float(p[0]), float(p[1]))
+        if pocket is None:
+            return False
+        spec = self.table.pocket(pocket)
+        return spec.depth_of((float(p[0]), float(p[1]))) >= spec.shelf
 
     def _slate_opening(self, p: np.ndarray) -> Pocket | bool | None:
         """Where a centre seen at ``p`` lies: on the cloth (None), in a pocket's opening short
