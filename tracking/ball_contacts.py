@@ -234,7 +234,8 @@ class BallContacts:
             self.config.min_turn_mm_s,
             self.config.noise_sigmas,
         )
-        for a, b, tau in shared_contacts(scene, free, found, self._geo, limits):
+        shared = shared_contacts(scene, free, found, self._geo, limits)
+        for a, b, tau in shared.pairs:
             key = (min(live[a], live[b]), max(live[a], live[b]))
             if f0.time - self._pair_last.get(key, -math.inf) < 2 * scene.dt:
                 continue
@@ -253,7 +254,26 @@ class BallContacts:
             events.append(event)
             kept = (scene.p0, scene.v_before, scene.v_out, scene.noise)
             self._record(event, live, a, b, f0, f1, before, kept)
+        for k, w, tau in shared.walls:
+            cushion = self._geo.walls[w].cushion
+            self._shared_cushion(int(live[k]), cushion, f0.time + tau, f1, scene.dt)
         return events
+
+    def _shared_cushion(self, r: int, cushion: CushionId, t: float, f1: TrackFrame, dt: float):
+        """Keep ball ``r``'s cushion contact that the joint fit found, unless the rebound test
+        already has it (it is judged frames later, and then finds it already known)."""
+        sigma = float(np.nan_to_num(f1.sigma[r], nan=2.0))
+        if self._new_rebound(r, cushion, t, sigma):
+            self._ready.append(
+                ShotEvent(
+                    EventKind.BALL_CUSHION,
+                    t,
+                    (BALLS[r],),
+                    cushion=cushion,
+                    confidence=0.7,
+                    time_uncertainty=0.5 * dt,
+                )
+            )
 
     def _fitted_before(self, balls: np.ndarray, f0: TrackFrame) -> np.ndarray:
         """The velocity at f0 of each of ``balls`` (rows; moving, near another ball) from a

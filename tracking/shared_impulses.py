@@ -71,23 +71,40 @@ def push_column(m: int, a: int, b: int, normal: np.ndarray) -> np.ndarray:
     return col
 
 
+@dataclass(frozen=True, slots=True)
+class SharedContacts:
+    """What the joint fit of one interval found that the pair test had not.
+
+    Attributes:
+        pairs: (a, b, time into the interval) of each ball-ball contact.
+        walls: (ball, wall, time into the interval) of each cushion contact; ``wall`` indexes
+            the table's walls (`TableCache.walls`).
+    """
+
+    pairs: tuple[tuple[int, int, float], ...] = ()
+    walls: tuple[tuple[int, int, float], ...] = ()
+
+
 def shared_contacts(
     scene: Interval,
     candidates: np.ndarray,
     found: set[tuple[int, int]],
     geo: TableCache,
     limits: Limits,
-) -> list[tuple[int, int, float]]:
-    """(a, b, time into the interval) of each contact the joint fit finds among
-    ``candidates`` ((n, n) upper-triangular bool: pairs near enough, one of them kicked) that
-    the pair test did not (``found``)."""
-    out: list[tuple[int, int, float]] = []
+) -> SharedContacts:
+    """The contacts the joint fit finds among ``candidates`` ((n, n) upper-triangular bool:
+    pairs near enough, one of them kicked) that the pair test did not (``found``), and the
+    cushion contacts of their balls."""
+    pairs: list[tuple[int, int, float]] = []
+    walls: list[tuple[int, int, float]] = []
     for members in _groups(candidates):
         edges = _touching(scene, candidates, members, limits)
         if not edges or all(e in found for e in edges):
             continue
-        out += _solved(scene, members, edges, found, geo, limits)
-    return out
+        fit = _fitted(scene, members, edges, geo, limits)
+        pairs += _pair_hits(scene, fit, edges, found, limits)
+        walls += _wall_hits(scene, fit, edges, geo, limits)
+    return SharedContacts(tuple(pairs), tuple(walls))
 
 
 def _groups(candidates: np.ndarray) -> list[list[int]]:
@@ -143,8 +160,9 @@ def _touch(scene: Interval, a: int, b: int, diameter: float) -> tuple[float, np.
 
 def _wall_columns(scene: Interval, members: list[int], geo: TableCache, limits: Limits):
     """A push along the normal of every cushion (nose or jaw) a member may reach in the
-    interval: a ball pinned against a cushion takes its impulse too."""
-    cols = []
+    interval, and (member, wall) for each: a ball pinned against a cushion takes its impulse
+    too."""
+    cols, pushed = [], []
     for i, k in enumerate(members):
         mid = scene.p0[k] + scene.v_before[k] * 0.5 * scene.dt
         along = geo.walls_along(mid)
@@ -157,11 +175,35 @@ def _wall_columns(scene: Interval, members: list[int], geo: TableCache, limits: 
             col = np.zeros(2 * len(members))
             col[2 * i : 2 * i + 2] = geo.wall_normals[w]
             cols.append(col)
-    return cols
+            pushed.append((k, int(w)))
+    return cols, pushed
 
 
-def _solved(scene, members, edges, found, geo, limits) -> list[tuple[int, int, float]]:
-    """The contacts of one group whose shared impulse counts."""
+@dataclass(frozen=True, slots=True)
+class _Fit:
+    """One group's joint fit: its design (columns: the pairs, then the walls; rows: the
+    members' velocity components, in noise units), the change it fits, the impulses found
+    and the residual, and the touch (time, normal) of each pair and (ball, wall) of each
+    wall column."""
+
+    design: np.ndarray
+    change: np.ndarray
+    impulse: np.ndarray
+    residual: float
+    touches: list[tuple[float, np.ndarray]]
+    pushed: list[tuple[int, int]]
+
+    def counts(self, column: int, kick: float) -> bool:
+        """Whether a column's impulse is large, and the fit clearly worse without it."""
+        if self.impulse[column] < SHARED_KICK_FACTOR * kick:
+            return False
+        worse = _worse_without(self.design, self.change, column) - self.residual**2
+        return worse >= WORSE_WITHOUT_CHI2
+
+
+def _fitted(scene, members, edges, geo, limits) -> _Fit:
+    """The impulses of one group's pairs and walls, fitted together to its balls' velocity
+    changes (non-negative least squares, weighted by each ball's noise)."""
     index = {k: i for i, k in enumerate(members)}
     m = len(members)
     touches = [_touch(scene, a, b, limits.diameter) for a, b in edges]
@@ -169,21 +211,49 @@ def _solved(scene, members, edges, found, geo, limits) -> list[tuple[int, int, f
         push_column(m, index[a], index[b], normal)
         for (a, b), (_, normal) in zip(edges, touches, strict=True)
     ]
-    cols += _wall_columns(scene, members, geo, limits)
+    wall_cols, pushed = _wall_columns(scene, members, geo, limits)
     sigma = np.repeat(np.maximum(scene.noise[members], 1.0), 2)
-    design = np.array(cols).T / sigma[:, None]
+    design = np.array(cols + wall_cols).T / sigma[:, None]
     change = (scene.v_out[members] - scene.v_before[members]).reshape(-1) / sigma
     impulse, residual = nnls(design, change)
+    return _Fit(design, change, impulse, float(residual), touches, pushed)
+
+
+def _pair_hits(scene, fit: _Fit, edges, found, limits) -> list[tuple[int, int, float]]:
+    """The group's ball-ball contacts the pair test had not found whose impulse counts."""
     out = []
     for e, (a, b) in enumerate(edges):
-        if (a, b) in found:
-            continue
         kick = max(limits.min_kick, limits.sigmas * max(scene.noise[a], scene.noise[b]))
-        if impulse[e] < SHARED_KICK_FACTOR * kick:
+        if (a, b) not in found and fit.counts(e, kick):
+            out.append((a, b, fit.touches[e][0]))
+    return out
+
+
+def _wall_hits(scene, fit: _Fit, edges, geo: TableCache, limits) -> list[tuple[int, int, float]]:
+    """The group's cushion contacts: a wall whose push counts, that the ball came within
+    touching distance of (carried in from f0, or back from f1), going into it before and
+    off it after. It touched the wall when its line in got there, or when a ball struck it
+    into the wall, whichever came first."""
+    rad = limits.diameter / 2
+    struck: dict[int, float] = {}
+    for (a, b), (tau, _) in zip(edges, fit.touches, strict=True):
+        for k in (a, b):
+            struck[k] = min(struck.get(k, math.inf), tau)
+    out = []
+    for c, (k, w) in enumerate(fit.pushed, start=len(fit.touches)):
+        if not fit.counts(c, max(limits.min_kick, limits.sigmas * scene.noise[k])):
             continue
-        if _worse_without(design, change, e) - residual**2 < WORSE_WITHOUT_CHI2:
+        normal, start = geo.wall_normals[w], geo.wall_starts[w]
+        d0 = float((scene.p0[k] - start) @ normal)
+        d1 = float((scene.p1[k] - start) @ normal)
+        vn_in = float(scene.v_before[k] @ normal)
+        vn_out = float(scene.v_out[k] @ normal)
+        nearest = min(d0 + min(vn_in, 0.0) * scene.dt, d1 - max(vn_out, 0.0) * scene.dt)
+        if nearest - rad > limits.tolerance or vn_in > 0 or vn_out < 0:
             continue
-        out.append((a, b, touches[e][0]))
+        reached = (d0 - rad) / -vn_in if vn_in < 0 else math.inf
+        tau = min(reached, struck.get(k, math.inf))
+        out.append((k, w, float(np.clip(tau, 0.0, scene.dt))))
     return out
 
 

@@ -48,8 +48,8 @@ def _candidates(pairs) -> np.ndarray:
 def test_two_contacts_of_one_ball_in_one_interval_are_both_found(seed: int) -> None:
     scene = _forked((700.0, 700.0), np.random.default_rng(seed))
     found = shared_contacts(scene, _candidates([(0, 1), (0, 2)]), set(), GEO, LIMITS)
-    assert sorted((a, b) for a, b, _ in found) == [(0, 1), (0, 2)]
-    for _, _, tau in found:
+    assert sorted((a, b) for a, b, _ in found.pairs) == [(0, 1), (0, 2)]
+    for _, _, tau in found.pairs:
         assert tau == pytest.approx(DT / 2, abs=1e-3)
 
 
@@ -57,7 +57,7 @@ def test_two_contacts_of_one_ball_in_one_interval_are_both_found(seed: int) -> N
 def test_a_contact_the_pair_test_found_is_not_found_again(seed: int) -> None:
     scene = _forked((700.0, 700.0), np.random.default_rng(seed))
     found = shared_contacts(scene, _candidates([(0, 1), (0, 2)]), {(0, 1)}, GEO, LIMITS)
-    assert [(a, b) for a, b, _ in found] == [(0, 2)]
+    assert [(a, b) for a, b, _ in found.pairs] == [(0, 2)]
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -65,21 +65,21 @@ def test_a_touch_with_no_impulse_is_no_contact(seed: int) -> None:
     # Ball 2 only grazes: ball 0's whole kick is ball 1's impulse.
     scene = _forked((900.0, 0.0), np.random.default_rng(seed))
     found = shared_contacts(scene, _candidates([(0, 1), (0, 2)]), set(), GEO, LIMITS)
-    assert [(a, b) for a, b, _ in found] == [(0, 1)]
+    assert [(a, b) for a, b, _ in found.pairs] == [(0, 1)]
 
 
 def test_a_kick_within_the_margin_of_the_noise_is_no_contact() -> None:
     # 300 mm/s impulses pass one pair's threshold (3.5 x 60 = 210) but not the shared fit's
     # twice that: a split kick rests on every ball's velocity before being right.
     scene = _forked((300.0, 300.0), np.random.default_rng(0))
-    assert shared_contacts(scene, _candidates([(0, 1), (0, 2)]), set(), GEO, LIMITS) == []
+    assert shared_contacts(scene, _candidates([(0, 1), (0, 2)]), set(), GEO, LIMITS).pairs == ()
 
 
 def test_a_ball_that_never_comes_within_touching_distance_is_no_contact() -> None:
     # Ball 3 is a candidate (near enough by the coarse reach) but 300 mm off all interval.
     scene = _forked((700.0, 700.0), np.random.default_rng(1))
     found = shared_contacts(scene, _candidates([(0, 1), (0, 2), (0, 3)]), set(), GEO, LIMITS)
-    assert sorted((a, b) for a, b, _ in found) == [(0, 1), (0, 2)]
+    assert sorted((a, b) for a, b, _ in found.pairs) == [(0, 1), (0, 2)]
 
 
 def test_a_ball_struck_against_a_cushion_has_its_contact() -> None:
@@ -100,5 +100,9 @@ def test_a_ball_struck_against_a_cushion_has_its_contact() -> None:
     )
     candidates = np.array([[False, True], [False, False]])
     found = shared_contacts(scene, candidates, set(), GEO, LIMITS)
-    assert [(a, b) for a, b, _ in found] == [(0, 1)]
-    assert found[0][2] == pytest.approx(tau, abs=1e-3)
+    assert [(a, b) for a, b, _ in found.pairs] == [(0, 1)]
+    assert found.pairs[0][2] == pytest.approx(tau, abs=1e-3)
+    # ... and the cushion's push, when the ball reached it: a contact of its own (3.20).
+    ((ball, wall, at),) = found.walls
+    assert (ball, GEO.walls[wall].cushion) == (0, CushionId.HEAD)
+    assert at == pytest.approx(tau, abs=1e-3)
