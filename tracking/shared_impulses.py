@@ -30,6 +30,11 @@ WORSE_WITHOUT_CHI2 = 25.0
 contact to count: five sigmas."""
 
 
+_LATE = 0.15
+"""How far (a share of the interval) a touch carried along a fitted line may fall outside the
+interval and still be in it: one frame's centres are a millimetre or two off."""
+
+
 @dataclass(frozen=True, slots=True)
 class Interval:
     """The balls of one frame interval (f0, f1], as parallel arrays over the same rows.
@@ -230,10 +235,9 @@ def _pair_hits(scene, fit: _Fit, edges, found, limits) -> list[tuple[int, int, f
 
 
 def _wall_hits(scene, fit: _Fit, edges, geo: TableCache, limits) -> list[tuple[int, int, float]]:
-    """The group's cushion contacts: a wall whose push counts, that the ball came within
-    touching distance of (carried in from f0, or back from f1), going into it before and
-    off it after. It touched the wall when its line in got there, or when a ball struck it
-    into the wall, whichever came first."""
+    """The group's cushion contacts: a wall whose push counts, that the ball reached inside
+    the interval going in (by its line in, or struck into it by a ball where it lay) and left
+    inside it going out (by its line out, carried back from f1)."""
     rad = limits.diameter / 2
     struck: dict[int, float] = {}
     for (a, b), (tau, _) in zip(edges, fit.touches, strict=True):
@@ -244,16 +248,20 @@ def _wall_hits(scene, fit: _Fit, edges, geo: TableCache, limits) -> list[tuple[i
         if not fit.counts(c, max(limits.min_kick, limits.sigmas * scene.noise[k])):
             continue
         normal, start = geo.wall_normals[w], geo.wall_starts[w]
-        d0 = float((scene.p0[k] - start) @ normal)
-        d1 = float((scene.p1[k] - start) @ normal)
+        gap_in = float((scene.p0[k] - start) @ normal) - rad
+        gap_out = float((scene.p1[k] - start) @ normal) - rad
         vn_in = float(scene.v_before[k] @ normal)
         vn_out = float(scene.v_out[k] @ normal)
-        nearest = min(d0 + min(vn_in, 0.0) * scene.dt, d1 - max(vn_out, 0.0) * scene.dt)
-        if nearest - rad > limits.tolerance or vn_in > 0 or vn_out < 0:
+        if vn_out <= 0:
+            continue  # not coming off it
+        came = gap_in / -vn_in if vn_in < 0 else math.inf
+        if gap_in <= limits.tolerance:
+            came = min(came, struck.get(k, math.inf))  # lying against it, struck into it
+        left = scene.dt - gap_out / vn_out
+        late = _LATE * scene.dt
+        if not (-late <= came <= left + late and -late <= left <= scene.dt + late):
             continue
-        reached = (d0 - rad) / -vn_in if vn_in < 0 else math.inf
-        tau = min(reached, struck.get(k, math.inf))
-        out.append((k, w, float(np.clip(tau, 0.0, scene.dt))))
+        out.append((k, w, float(np.clip(0.5 * (came + left), 0.0, scene.dt))))
     return out
 
 
