@@ -4,7 +4,9 @@ frame interval and whose velocities change there, along their line of centres.
 Contacts with a resting ball are decided at once; those between two moving balls once the frames
 after show the gap opening (`BallContacts._gap_opened`); those inside a rack hit at rest all
 together, by sharing out the impulse (`BallContacts._solve_cluster`). A ball struck while
-against a cushion rebounds at once: its cushion contact is found here too."""
+against a cushion rebounds at once: its cushion contact is found here too. Pairs the pair test
+turns down are fitted again with every other contact of their balls in the same interval
+(`tracking.shared_impulses`): a ball's velocity change there is the sum of several impulses."""
 
 from __future__ import annotations
 
@@ -223,10 +225,11 @@ class BallContacts:
         return events
 
     def _shared_contacts(self, live, f0, f1, scene: Interval, free, found) -> list[ShotEvent]:
-        """The contacts of balls with several candidate contacts in (f0, f1], from their
-        impulses fitted together (`shared_impulses`), that the pair test turned down. A pair
-        found in the interval before is not found again at once: a ball hit then has a stale
-        velocity coming in."""
+        """The contacts in (f0, f1] the pair test turned down that the impulses of each group
+        of linked balls, fitted together (`shared_impulses`), show: a ball's two contacts
+        within one interval, and a ball pinned against a cushion (that cushion contact too).
+        A pair found in the interval before is not found again at once: a ball hit then has a
+        stale velocity coming in."""
         events = []
         limits = Limits(
             self._d,

@@ -7,7 +7,8 @@ turns both contacts down. Here every candidate contact of a group of balls linke
 pairs is given a non-negative impulse along its line of centres at its touch (and every cushion
 within reach a push along its normal), the impulses are fitted together to the balls' velocity
 changes weighted by their noise, and a contact counts when its impulse is large and the fit
-without it is clearly worse. Pure: arrays in, contacts out."""
+without it is clearly worse. A cushion's push counts as its contact when the ball also reached
+the cushion and left it inside the interval. Pure: arrays in, contacts out."""
 
 from __future__ import annotations
 
@@ -28,7 +29,6 @@ margin than one pair's kick."""
 WORSE_WITHOUT_CHI2 = 25.0
 """How much worse (chi-square, in noise units) the fit without a contact must be for the
 contact to count: five sigmas."""
-
 
 _LATE = 0.15
 """How far (a share of the interval) a touch carried along a fitted line may fall outside the
