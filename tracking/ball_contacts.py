@@ -59,6 +59,10 @@ with (`BallContacts._solve_cluster`)."""
 _RACK_SIGMAS = 2.5
 """... and how many of the fitted velocities' sigmas it must be over."""
 
+_RACK_FROZEN_MM = 4.0
+"""Racked balls seen this close to touching are taken to be frozen together
+(`_frozen_together`): a few times a resting centre's error."""
+
 _OPENED_MM = 3.0
 """How much the gap between a moving ball and a resting one must have opened since their
 closest approach for that to have been their contact (a gap's noise is about 1 mm)."""
@@ -482,7 +486,8 @@ class BallContacts:
             if not hits:
                 continue
             rows = tuple(int(live[k]) for k in members)
-            cluster = RackHit(rows, p0[members].copy(), edges, tuple(hits), f1.time, [])
+            rest = _frozen_together(p0[members], edges, d)
+            cluster = RackHit(rows, rest, edges, tuple(hits), f1.time, [])
             for r in rows:
                 self._held[r] = f1.time + 3 * (f1.time - f0.time)
             self._clusters.append(cluster)
@@ -792,3 +797,26 @@ class BallContacts:
             if size > self.config.noise_sigmas * noise[k] and float(change @ away) >= 0.8 * size:
                 return True
         return False
+
+
+def _frozen_together(rest: np.ndarray, edges, d: float, sweeps: int = 30) -> np.ndarray:
+    """A rack's centres at rest, each pair seen within `_RACK_FROZEN_MM` of touching pushed
+    or pulled apart evenly, sweep after sweep, until it touches. A racked ball is seen a
+    millimetre or so off (the detector's offsets at rest do not average out), while the rack's
+    pairs are frozen together: the lines of centres the impulses are shared along turn by
+    degrees with those errors, and the share-out, with more contacts than the rack has degrees
+    of freedom, swings with them."""
+    pts = rest.copy()
+    frozen = [
+        (i, j)
+        for i, j in edges
+        if abs(float(np.hypot(*(rest[j] - rest[i]))) - d) <= _RACK_FROZEN_MM
+    ]
+    for _ in range(sweeps):
+        for i, j in frozen:
+            delta = pts[j] - pts[i]
+            dist = float(np.hypot(*delta))
+            fix = 0.5 * (dist - d) / max(dist, 1e-9) * delta
+            pts[i] += fix
+            pts[j] -= fix
+    return pts

@@ -90,3 +90,25 @@ def test_a_soft_break_still_shows_the_rack_balls_that_pushed_weakly(
     result = run(_detections(paths, t_hit + 0.3, seed))
     at_hit = [e for e in result.of_kind(EventKind.BALL_BALL) if abs(e.time - t_hit) <= 2 * FRAME]
     assert {frozenset(e.balls) for e in at_hit} == pushed
+
+
+def test_a_rack_seen_a_little_off_still_shows_the_pairs_that_pushed() -> None:
+    # The detector places each racked ball about 0.7 mm off (its median error at rest is
+    # 0.6 mm), the same way frame after frame: the lines of centres turn by a degree or two,
+    # and the impulse's share-out swings with them. The solve takes the rack's pairs seen
+    # within a few millimetres of touching to be frozen together. Exact in 10 of 12 seeds or
+    # more (5 of 12 before); the rest add a back-row pair pushing sideways.
+    exact = 0
+    for seed in range(12):
+        paths, t_hit, pushed = _break(seed)
+        offsets = np.random.default_rng(100 + seed).normal(0.0, 0.7, (len(paths), 2))
+        seen = {b: _offset(p, o) for (b, p), o in zip(paths.items(), offsets, strict=True)}
+        result = run(_detections(seen, 0.6, seed))
+        found = result.of_kind(EventKind.BALL_BALL)
+        exact += {frozenset(e.balls) for e in found if abs(e.time - t_hit) <= 2 * FRAME} == pushed
+    assert exact >= 10
+
+
+def _offset(path, offset):
+    """A ball's path as the detector places it: off by a fixed ``offset``."""
+    return lambda t: tuple(np.add(path(t), offset))
