@@ -806,17 +806,17 @@ def _frozen_together(rest: np.ndarray, edges, d: float, sweeps: int = 30) -> np.
     pairs are frozen together: the lines of centres the impulses are shared along turn by
     degrees with those errors, and the share-out, with more contacts than the rack has degrees
     of freedom, swings with them."""
-    pts = rest.copy()
-    frozen = [
-        (i, j)
-        for i, j in edges
-        if abs(float(np.hypot(*(rest[j] - rest[i]))) - d) <= _RACK_FROZEN_MM
-    ]
+    pts = rest.tolist()  # plain floats: a few hundred tiny steps, once per rack hit
+    frozen = [(i, j) for i, j in edges if abs(math.dist(pts[i], pts[j]) - d) <= _RACK_FROZEN_MM]
     for _ in range(sweeps):
+        worst = 0.0
         for i, j in frozen:
-            delta = pts[j] - pts[i]
-            dist = float(np.hypot(*delta))
-            fix = 0.5 * (dist - d) / max(dist, 1e-9) * delta
-            pts[i] += fix
-            pts[j] -= fix
-    return pts
+            (xi, yi), (xj, yj) = pts[i], pts[j]
+            dist = max(math.hypot(xj - xi, yj - yi), 1e-9)
+            k = 0.5 * (dist - d) / dist
+            pts[i] = [xi + k * (xj - xi), yi + k * (yj - yi)]
+            pts[j] = [xj - k * (xj - xi), yj - k * (yj - yi)]
+            worst = max(worst, abs(dist - d))
+        if worst < 0.01:
+            break
+    return np.array(pts)
