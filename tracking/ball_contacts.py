@@ -23,7 +23,13 @@ from rules.table import CushionId
 from tracking.fits import fit_slope, straight_velocities
 from tracking.geometry import closest_distance, closest_time, touch_roots
 from tracking.model import BALLS, CUE_ROW, TrackFrame
-from tracking.shared_impulses import Interval, Limits, push_column, shared_contacts
+from tracking.shared_impulses import (
+    Interval,
+    Limits,
+    linked_to,
+    push_column,
+    shared_contacts,
+)
 
 GAP_K = 4
 """Frames each side of a contact between two moving balls used to fit how fast the gap between
@@ -455,15 +461,9 @@ class BallContacts:
         np.fill_diagonal(touching, False)
         free = ~self._since(self._held, live, f0.time, strict=False)
         for start in np.flatnonzero(kicked & rest & free & touching.any(axis=1)):
-            group, todo = {int(start)}, [int(start)]
-            while todo:
-                for k in np.flatnonzero(touching[todo.pop()]):
-                    if int(k) not in group:
-                        group.add(int(k))
-                        todo.append(int(k))
-            if len(group) < 3:
+            members = linked_to(touching, int(start))
+            if len(members) < 3:
                 continue
-            members = sorted(group)
             index = {k: i for i, k in enumerate(members)}
             edges = tuple(
                 (index[i], index[j]) for i in members for j in members if i < j and touching[i, j]

@@ -255,24 +255,22 @@ class Endings:
         return best
 
     def _past_shelf(self, p: np.ndarray) -> bool:
-        """Whether a centre seen at ``p`` lies past a pocket's drop."""
-        pocket = self._geo.pocket_at(float(p[0]), float(p[1]))
-        if pocket is None:
-            return False
-        spec = self.table.pocket(pocket)
-        return spec.depth_of((float(p[0]), float(p[1]))) >= spec.shelf
+        """Whether a centre seen at ``p`` lies past a pocket's drop, with no slack."""
+        return self._slate_opening(p, slack=0.0) is False
 
-    def _slate_opening(self, p: np.ndarray) -> Pocket | bool | None:
+    def _slate_opening(self, p: np.ndarray, slack: float | None = None) -> Pocket | bool | None:
         """Where a centre seen at ``p`` lies: on the cloth (None), in a pocket's opening short
         of the drop (that pocket), or past the drop (False: a falling ball's picture slides
         with nothing touched). A ball at the drop is seen less well (the jaw hides part of it):
-        a sighting up to the touch tolerance past the edge still counts as on the shelf."""
+        a sighting up to ``slack`` (default: the touch tolerance) past the edge still counts as
+        on the shelf."""
         pocket = self._geo.pocket_at(float(p[0]), float(p[1]))
         if pocket is None:
             return None
         spec = self.table.pocket(pocket)
         depth = spec.depth_of((float(p[0]), float(p[1])))
-        return spec if depth < spec.shelf + self.config.touch_tolerance_mm else False
+        slack = self.config.touch_tolerance_mm if slack is None else slack
+        return spec if depth < spec.shelf + slack else False
 
     def _rebounds(self, f1: TrackFrame) -> list[ShotEvent]:
         """A ball whose centre went inside a pocket opening and came back onto the table."""

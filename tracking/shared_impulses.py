@@ -112,21 +112,27 @@ def shared_contacts(
     return SharedContacts(tuple(pairs), tuple(walls))
 
 
+def linked_to(linked: np.ndarray, start: int) -> list[int]:
+    """The balls reached from ``start`` through ``linked`` ((n, n) symmetric bool) pairs, in
+    order (``start`` among them)."""
+    group, todo = {start}, [start]
+    while todo:
+        for k in np.flatnonzero(linked[todo.pop()]):
+            if int(k) not in group:
+                group.add(int(k))
+                todo.append(int(k))
+    return sorted(group)
+
+
 def _groups(candidates: np.ndarray) -> list[list[int]]:
     """The groups of balls linked by candidate pairs."""
     linked = candidates | candidates.T
-    groups, seen = [], set()
+    groups: list[list[int]] = []
+    seen: set[int] = set()
     for start in np.flatnonzero(linked.any(axis=1)):
-        if int(start) in seen:
-            continue
-        group, todo = {int(start)}, [int(start)]
-        while todo:
-            for k in np.flatnonzero(linked[todo.pop()]):
-                if int(k) not in group:
-                    group.add(int(k))
-                    todo.append(int(k))
-        seen |= group
-        groups.append(sorted(group))
+        if int(start) not in seen:
+            groups.append(linked_to(linked, int(start)))
+            seen.update(groups[-1])
     return groups
 
 
