@@ -1,5 +1,5 @@
 """Least-squares lines through a few samples: the segmenter's velocity fits, where numpy's general
-fitting costs more than the fit."""
+fitting costs more than the fit; and when inside a frame interval a ball's velocity changed."""
 
 from __future__ import annotations
 
@@ -7,6 +7,22 @@ import math
 
 import numpy as np
 from numba import njit
+
+
+def kick_time(
+    step: np.ndarray, v_before: np.ndarray, v_out: np.ndarray, dt: float, v_noise: float
+) -> tuple[float, float]:
+    """When (s into the interval) a ball whose velocity went from ``v_before`` to ``v_out``
+    was kicked, by its ``step`` across the interval of ``dt`` s: the step is ``v_before`` up
+    to the kick and ``v_out`` after it. Also the time's sigma, for ``v_noise`` (mm/s) on one
+    frame's velocity (the step's noise and the velocity after's, alike). A time outside
+    [0, dt] says the kick came before or after the interval."""
+    change = v_before - v_out
+    size2 = float(change @ change)
+    if size2 <= 0.0:
+        return math.nan, math.inf
+    tau = float((step - v_out * dt) @ change) / size2
+    return tau, math.sqrt(2.0) * v_noise * dt / math.sqrt(size2)
 
 
 def fit_slope(t: np.ndarray, y: np.ndarray, sigma: float) -> tuple[float, float]:

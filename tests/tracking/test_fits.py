@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
-from tracking.fits import straight_velocities
+from tracking.fits import kick_time, straight_velocities
 
 LIMITS = np.array([math.inf, math.inf, math.inf, 9.21, 13.28])
 """Chi-square limits by number of frames (p = 0.01 at 2(n - 2) degrees of freedom)."""
@@ -56,3 +57,38 @@ def test_frames_before_the_last_contact_are_not_used() -> None:
 def test_fewer_than_two_frames_since_the_last_contact_keep_the_fallback() -> None:
     v = _fit(_window(lambda t: (600.0 * t, 0.0)), since=2.5 / 60)
     assert np.allclose(v, (-1.0, -1.0))
+
+
+def _stepped(tau: float, v_before: np.ndarray, v_out: np.ndarray, dt: float) -> np.ndarray:
+    """A ball's step across an interval of ``dt`` s, kicked ``tau`` s into it."""
+    return v_before * tau + v_out * (dt - tau)
+
+
+@pytest.mark.parametrize("share", [0.0, 0.3, 0.8, 1.0])
+def test_a_kick_is_timed_by_the_ball_s_step_across_the_interval(share: float) -> None:
+    dt, before, after = 1 / 60, np.array([900.0, 0.0]), np.array([-300.0, 500.0])
+    tau, sigma = kick_time(_stepped(share * dt, before, after, dt), before, after, dt, 60.0)
+    assert tau == pytest.approx(share * dt, abs=1e-9)
+    assert 0 < sigma < 0.1 * dt  # 1.3 m/s of change against 60 mm/s of noise
+
+
+@pytest.mark.parametrize("share", [0.0, 0.5, 1.0])
+def test_a_kick_time_s_sigma_matches_its_scatter(share: float) -> None:
+    # Centres 0.75 mm off a side, so one frame's velocity is off by 64 mm/s a side. The sigma
+    # is right for a kick at the start of the interval, a little generous later in it.
+    rng = np.random.default_rng(5)
+    dt, before, after = 1 / 60, np.array([400.0, 100.0]), np.array([80.0, -150.0])
+    noise = math.sqrt(2.0) * 0.75 / dt
+    off = []
+    for _ in range(2000):
+        step = _stepped(share * dt, before, after, dt) + rng.normal(0.0, 0.75 * math.sqrt(2), 2)
+        tau, sigma = kick_time(step, before, after + rng.normal(0.0, noise, 2), dt, noise)
+        off.append(abs(tau - share * dt) / sigma)
+    assert np.mean(np.array(off) > 2.0) < 0.1
+    assert np.mean(np.array(off) > 0.5) > 0.4
+
+
+def test_no_change_has_no_kick_time() -> None:
+    v = np.array([300.0, 0.0])
+    tau, sigma = kick_time(v / 60, v, v, 1 / 60, 60.0)
+    assert math.isnan(tau) and sigma == math.inf
