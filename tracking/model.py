@@ -123,17 +123,20 @@ class Departure:
 
 @dataclass(frozen=True, slots=True)
 class Displacement:
-    """A resting ball found moved after something hid it (a hand, rule 3.22 / 3.21).
+    """A resting ball found moved after something hid it (a hand, rule 3.22 / 3.21); or a ball
+    hidden from the first frame, seen rolling out from under it clear of every ball.
 
     Attributes:
         ball: Which ball.
         time: Middle of the span it may have moved in.
         time_uncertainty: Half that span.
+        rolling: Seen rolling clear of the others (the second kind), while they may roll too.
     """
 
     ball: BallId
     time: float
     time_uncertainty: float
+    rolling: bool = False
 
 
 _FLAGS: dict[tuple[BallStatus, ...], tuple[np.ndarray, np.ndarray]] = {}

@@ -290,13 +290,15 @@ class Starts:
 
     def _displaced(self, frame: TrackFrame) -> list[ShotEvent]:
         """Resting balls the tracker found moved while out of sight (a hand over them): with
-        no ball rolling to explain it, touched (rules 3.21, 3.22)."""
+        no ball rolling to explain it, touched (rules 3.21, 3.22). A ball seen rolling out
+        from under a hand clear of every ball (`Displacement.rolling`) needs no such check."""
         events = []
         for d in frame.displaced:
             r = frame.row(d.ball)
             others = frame.moving.copy()
             others[r] = False
-            if others.any() or d.time - self._disturbed_last.get(r, -math.inf) < 1.0:
+            explained = others.any() and not d.rolling
+            if explained or d.time - self._disturbed_last.get(r, -math.inf) < 1.0:
                 continue
             self._disturbed_last[r] = d.time
             events.append(

@@ -95,6 +95,16 @@ _DISPLACED_MM = 3.0
 are averages of many detections; vision's fixed error on a still ball is about 1 mm."""
 _DISPLACED_HIDDEN_S = 0.15
 """... after being out of sight at least this long (a hand; not a missed detection)."""
+_UNADMITTED_MIN = 6
+"""Sightings of a ball not yet on the table (seen while others rolled, when no ball comes onto
+the table) needed to say it was moving then: a few frames of a steady named detection, not a
+ghost."""
+_UNADMITTED_ROLLED_MM = 3.0
+"""... and its first few and latest few this far apart: it rolled (the means of three sightings
+are good to about 0.6 mm)."""
+_UNADMITTED_CLEAR_D = 2.0
+"""... each of them at least this many ball widths from every ball on the table: one nearer may
+have been knocked by it out of sight."""
 _OVERLAP_D = 0.8
 """A detection nearer than this many ball widths to a ball overlaps it (touching balls, a rack,
 sit a width apart, noise and all)."""
@@ -137,6 +147,13 @@ class _Track:
     """(time, [x, y]) of its latest sightings, oldest first: the rest test fits its tail."""
     left_rest_at: float = -math.inf
     """When it last left rest: the rest test fits only sightings since."""
+    unadmitted: list = field(default_factory=list)
+    """(time, [x, y]) of sightings named as this ball while it was not on the table and balls
+    rolled (no ball comes onto the table then), clear of the balls on the table, in a row: the
+    first few and the latest few."""
+    unadmitted_after: float = -math.inf
+    """The last time before that run that no ball rolled; inf once a sighting of it came near a
+    ball on the table (it may have been knocked, out of sight), or once it was told."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -261,6 +278,7 @@ class Tracker:
         self._named = np.zeros(len(BALLS), dtype=bool)
         self._time: float | None = None
         self._time_first: float | None = None
+        self._still_at = -math.inf  # the last frame in which no ball rolled
         self._pending: list[_Pending] = []
         self._seen_at: list[np.ndarray | None] = []  # where this frame's matched balls are
         self._radius = table.ball_diameter / 2
@@ -286,6 +304,7 @@ class Tracker:
         self._predict(dt)
         seen = self._sightings(detections)
         matches = self._associate(seen, dt)
+        self._note_unadmitted(seen, matches)
         if matches:
             self._update_all_seen(matches, seen, t, dt)
         departures: list[Departure] = []
@@ -537,6 +556,73 @@ class Tracker:
         matched[named] = matched.pop(row)
         return named
 
+    def _note_unadmitted(self, seen: _Sightings, matches: dict[int, int]) -> None:
+        """Note the detections no track took that vision names surely as a ball never on the
+        table yet, while balls roll (`_Track.unadmitted`): a ball hidden from the start (under
+        a hand) and seen rolling out from under it was set moving out of sight. A sighting near
+        a ball on the table ends the run, and no run counts after it; one farther from the
+        last than a ball could roll starts a new run."""
+        det = seen.det
+        if not _rolling(self._tracks):
+            self._still_at = det.time
+            return
+        rows = [
+            r
+            for r, track in enumerate(self._tracks)
+            if track.status is _UNSEEN and math.isnan(track.adopted_at)
+        ]
+        if not rows or not len(det):
+            return
+        named = det.identity[:, rows] >= _RESPAWN_ID
+        named[list(matches.values())] = False
+        on_table = [t.kf.position for t in self._tracks if t.status in ON_TABLE and t.kf]
+        clear_of = _UNADMITTED_CLEAR_D * self.table.ball_diameter
+        for k, row in enumerate(rows):
+            track = self._tracks[row]
+            if not named[:, k].any() or track.unadmitted_after == math.inf:
+                continue
+            cols = np.flatnonzero(named[:, k])
+            xy, run = seen.xy[cols[0]], track.unadmitted
+            if len(cols) > 1:
+                run.clear()
+                continue
+            if any(math.dist(xy, p) <= clear_of for p in on_table):
+                # Seen near a ball on the table, it may have been knocked out of sight.
+                track.unadmitted_after = math.inf
+                run.clear()
+                continue
+            if run and math.dist(run[-1][1], xy) > self._reach(det.time - run[-1][0]):
+                run.clear()  # not the ball of the run: start again from this one
+            if not run:
+                track.unadmitted_after = self._still_at
+            run.append((det.time, xy))
+            if len(run) > _UNADMITTED_MIN + 1:
+                del run[_UNADMITTED_MIN // 2]  # its first and last few sightings are enough
+            self._rolled_unadmitted(row, track)
+
+    def _reach(self, since: float) -> float:
+        """How far (mm) a ball can get in ``since`` s, with a sighting's noise."""
+        return self.config.max_speed * since + 10.0
+
+    def _rolled_unadmitted(self, row: int, track: _Track) -> None:
+        """Tell once (`Displacement`, ``rolling``) of a ball not on the table whose run of
+        sightings (`_note_unadmitted`) shows it rolling with no ball near it: it was set moving
+        out of sight (rule 3.21), after the balls last lay still and before it was first
+        seen."""
+        run = track.unadmitted
+        ends = _UNADMITTED_MIN // 2
+        if len(run) < _UNADMITTED_MIN:
+            return
+        first = np.mean([p for _, p in run[:ends]], axis=0)
+        last = np.mean([p for _, p in run[-ends:]], axis=0)
+        if math.dist(first, last) <= _UNADMITTED_ROLLED_MM:
+            return
+        first_frame = run[0][0] if self._time_first is None else self._time_first
+        span = (max(track.unadmitted_after, first_frame), run[0][0])
+        middle, half = 0.5 * (span[0] + span[1]), 0.5 * (span[1] - span[0])
+        self._displaced.append(Displacement(BALLS[row], middle, half, rolling=True))
+        track.unadmitted_after = math.inf
+
     def _dropped(self, x: float, y: float, first: bool) -> bool:
         """True for a detection inside a pocket opening; when the table is first seen, only past
         the shelf (a ball hanging on the shelf, in the jaws, is a ball on the table)."""
@@ -653,6 +739,7 @@ class Tracker:
             trusted = self._time_first == t
             track.adopted_from, track.sightings = track.status, _GHOST_SIGHTINGS * trusted
             track.adopted_at = t
+            track.unadmitted, track.unadmitted_after = [], -math.inf
             track.kf = BallFilter(z, sigma, self.config)
             track.status = _AT_REST
             track.rest_pos = (xy[0], xy[1])

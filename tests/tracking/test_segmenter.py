@@ -10,7 +10,7 @@ from rules.events import EventKind, ShotEvent
 from rules.signals import PocketSignal
 from rules.table import CushionId, PocketId
 from tests.tracking.helpers import matched, run
-from tests.tracking.synth import TABLE, Sim, render, simulate
+from tests.tracking.synth import TABLE, Occlusion, Sim, box, render, simulate
 from vision.detections import BALL_ORDER, Detections, one_hot
 
 FRAME = 1 / 60
@@ -716,3 +716,44 @@ def test_a_slow_ball_rolling_by_a_resting_one_did_not_touch_it_rule_3_18(gap: fl
     assert sim.of_kind(EventKind.BALL_BALL) == []
     for seed in range(6):
         assert run(render(sim, seed), sim.signals).of_kind(EventKind.BALL_BALL) == []
+
+
+def _hidden_from_the_start(push: tuple[float, float, float] | None, six: tuple[float, float]):
+    """The cue ball struck at 0.5 s along +x from (-700, 0); the 6 at ``six`` under a hand from
+    the first frame until 0.8 s, pushed by it (``push``: time, vx, vy) or not. Returns the
+    simulation and its detections."""
+    sim = simulate(
+        {"cue": (-700.0, 0.0), "6": six},
+        (2000.0, 0.0),
+        pushes={"6": push} if push else None,
+    )
+    hand = Occlusion(box(six[0], six[1], 80.0), 0.0, 0.8)
+    return sim, render(sim, 3, occlusions=(hand,))
+
+
+@pytest.mark.parametrize("speed", [250.0, 400.0])
+def test_a_ball_hidden_from_the_start_seen_rolling_out_from_a_hand_was_touched_rule_3_21(
+    speed: float,
+) -> None:
+    # No ball comes onto the table while others roll, so the 6 is only taken on once the shot
+    # is over, at rest; vision saw it rolling out from under the hand with no ball near it.
+    sim, detections = _hidden_from_the_start((0.7, 0.0, speed), (300.0, -300.0))
+    result = run(detections, sim.signals)
+    disturbed = result.of_kind(EventKind.BALL_DISTURBED)
+    assert [e.ball for e in disturbed] == [BallId.SIX]
+    assert abs(disturbed[0].time - 0.7) <= disturbed[0].time_uncertainty
+    assert disturbed[0] in result.shots[0].events
+
+
+def test_a_ball_hidden_from_the_start_found_at_rest_was_not_touched() -> None:
+    sim, detections = _hidden_from_the_start(None, (300.0, -300.0))
+    result = run(detections, sim.signals)
+    assert result.of_kind(EventKind.BALL_DISTURBED) == []
+
+
+def test_a_ball_hidden_from_the_start_knocked_out_by_the_cue_ball_was_not_touched() -> None:
+    # The cue ball hits the 6 under the hand: the 6 comes out rolling, but beside the cue ball.
+    sim, detections = _hidden_from_the_start(None, (300.0, 0.0))
+    assert [e.balls for e in sim.of_kind(EventKind.BALL_BALL)][:1] == [(BallId.CUE, BallId.SIX)]
+    result = run(detections, sim.signals)
+    assert result.of_kind(EventKind.BALL_DISTURBED) == []
