@@ -35,22 +35,21 @@ from rules.shot import (
     Shot,
 )
 from tracking.model import BALLS, CUE_ROW, TrackFrame
+from tracking.push import ramp_time
 
 _MEASURE_SIGMA_MM = 2.0
-"""Position noise assumed for the push measure (vision's sigma; the floor of what it can do)."""
+"""Position noise assumed for the push measure when vision gives none."""
 
 _PLACED_STILL_S = 0.1
 """How long the cue ball must be seen lying still before the strike for the spot it was struck
 from to be its placement: a placed ball lies there for seconds."""
 
-_PUSH_FIT_S = 0.1
-"""How long after the strike the cue ball's way is fitted for a push: a cue that stays on the
-ball pushes it for 50-90 ms."""
+_PUSH_BEFORE = 6
+"""Sightings of the cue ball before the strike that the push fit starts from: a push's slow
+start is seen as the strike only a few frames in."""
 
-_GRIP_MM_S2 = 2000.0
-"""The most the cloth's grip on a sliding ball's spin speeds it up (sliding friction, about
-0.2 g): follow after a clean stroke does that for a few tenths of a second; a push is several
-times that."""
+_PUSH_SIGHTINGS = 6
+"""The fewest sightings the push fit takes: three still, three under way."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +61,8 @@ class AssemblerConfig:
             rest positions are averaged over many frames, so a few mm is within measurement.
         jump_frames: Frames the cue ball must be seen in the air to be called airborne (one
             big detection is noise).
-        push_window_s: How long after the strike the cue ball's speed is watched for a push.
+        push_window_s: How long after the strike the cue ball's way is fitted for a push (a tip
+            stays on the ball for up to 90 ms; the fit needs some steady way after it).
         double_hit_window_s: How long after the contact the cue ball's forward travel is
             watched (2.20): a cue that stays on the ball carries it on through the object ball
             at a good part of its speed; after a clean stroke it is all but still, and follow
@@ -71,7 +71,7 @@ class AssemblerConfig:
 
     frozen_gap_mm: float = 3.0
     jump_frames: int = 2
-    push_window_s: float = 0.3
+    push_window_s: float = 0.15
     double_hit_window_s: float = 0.1
 
 
@@ -85,6 +85,8 @@ class _OpenShot:
     overlaps: set[BallId] = field(default_factory=set)
     ball_in_hand: bool = False
     airborne_frames: int = 0
+    # (time, measured centre, measurement sigma) of the cue ball's sightings before the strike
+    cue_before: list[tuple[float, np.ndarray, float]] = field(default_factory=list)
 
 
 class ShotAssembler:
@@ -142,6 +144,11 @@ class ShotAssembler:
             strike, at_strike, [*self._between, strike], ball_in_hand=self._ball_in_hand
         )
         self._between = []
+        self._open.cue_before = [
+            (f.time, f.measured[CUE_ROW].copy(), float(f.measured_sigma[CUE_ROW]))
+            for f in before
+            if f.seen[CUE_ROW]
+        ]
         for f in self._recent:
             if f.time > strike.time:
                 self._watch(f)
@@ -260,37 +267,9 @@ class ShotAssembler:
         return DoubleHitEvidence(ball, max(gap, 0.0), after, confidence=0.9)
 
     def _push(self, shot: _OpenShot) -> PushEvidence | None:
-        path = [
-            (t, p)
-            for t, p, *_ in shot.cue_path
-            if t <= shot.strike.time + self.config.push_window_s
-        ]
-        if len(path) < 3:
-            return None
-        times = np.array([t for t, _ in path])
-        pts = np.array([p for _, p in path])
-        steps = np.diff(times)
-        speed = np.hypot(*np.diff(pts, axis=0).T) / steps
-        mid = 0.5 * (times[1:] + times[:-1])
-        # Measured positions: the filter's own would ramp up after a strike and look like a push.
-        noise = math.sqrt(2) * _MEASURE_SIGMA_MM / float(np.median(steps))
-        # The first step holds the strike itself; after it a clean strike only slows down. A
-        # push shows as speed still climbing, over two steps, clearly above all before it.
-        last_rise = None
-        for i in range(2, len(speed)):
-            if speed[i] > float(np.max(speed[: i - 1])) + 2 * noise:
-                last_rise = i
-        if last_rise is not None:
-            return PushEvidence(float(mid[last_rise] - shot.strike.time), confidence=0.6)
-        return PushEvidence(self._accelerating(shot), confidence=0.6)
-
-    def _accelerating(self, shot: _OpenShot) -> float:
-        """How long after the strike the cue ball was seen still speeding up, from a parabola
-        fitted to its way until anything touched it (0: it was not). A push starts slowly, so
-        the strike is seen late and the steps after it hold only the end of the climb; the
-        curve of the way still shows it. After a clean stroke only the cloth's grip on the
-        ball's spin can speed it up, and at most by `_GRIP_MM_S2`: the fit must show more by
-        three of its standard deviations."""
+        """How long the tip drove the cue ball (`push.ramp_time`), from its measured centres
+        around the strike (a few before it, then those until anything touched it or
+        ``push_window_s``; the filter's own would ramp up after any strike)."""
         strike = shot.strike.time
         touched = min(
             (
@@ -302,22 +281,23 @@ class ShotAssembler:
             ),
             default=math.inf,
         )
-        end = min(strike + _PUSH_FIT_S, touched)
-        path = [(t, p, s) for t, p, _, s in shot.cue_path if t <= end]
-        if len(path) < 4:
-            return 0.0
-        t = np.array([t for t, _, _ in path]) - strike
-        pts = np.array([p for _, p, _ in path])
+        end = min(strike + self.config.push_window_s, touched)
+        before = shot.cue_before[-_PUSH_BEFORE:]
+        after = [(t, p, s) for t, p, _, s in shot.cue_path if t <= end]
+        if not before or len(before) + len(after) < _PUSH_SIGHTINGS:
+            return None
+        path = before + after
+        t = np.array([q[0] for q in path])
+        pts = np.array([q[1] for q in path])
         heading = pts[-1] - pts[0]
         way = (pts - pts[0]) @ (heading / max(float(np.hypot(*heading)), 1e-9))
-        sigmas = [s for _, _, s in path if not math.isnan(s)]
+        sigmas = [q[2] for q in path if not math.isnan(q[2])]
         sigma = statistics.median(sigmas) if sigmas else _MEASURE_SIGMA_MM
-        design = np.stack([np.ones_like(t), t, 0.5 * t * t], axis=1)
-        coef = np.linalg.lstsq(design, way, rcond=None)[0]
-        spread = sigma * math.sqrt(float(np.linalg.inv(design.T @ design)[2, 2]))
-        if coef[2] > _GRIP_MM_S2 + 3 * spread:
-            return float(t[-1])
-        return 0.0
+        # It left rest before the first sighting after the strike; the strike is seen late
+        # when a push starts slowly, so the sightings before it may show it under way.
+        earliest = before[0][0]
+        latest = after[0][0] if after else before[-1][0]
+        return PushEvidence(ramp_time(t, way, sigma, earliest, latest), confidence=0.6)
 
     def _jump(self, shot: _OpenShot, events: tuple[ShotEvent, ...]) -> JumpEvidence | None:
         growths = [g for _, _, g, _ in shot.cue_path if not math.isnan(g)]

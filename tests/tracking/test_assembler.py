@@ -125,6 +125,21 @@ def test_a_push_that_starts_slowly_is_seen_accelerating_rule_3_24() -> None:
         assert push_review(shot) is not None
 
 
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("speed", [900.0, 1400.0])
+@pytest.mark.parametrize("drive_s", [0.06, 0.07])
+def test_a_short_push_seen_only_mid_ramp_is_timed_rule_3_24(
+    drive_s: float, speed: float, seed: int
+) -> None:
+    # Driven from rest for 60-70 ms: by the frame the strike is seen, the speed between two
+    # frames has mostly climbed, and the climb left is within the noise of one step. The way
+    # fitted as a ramp from rest shows it.
+    shot = run(_stroke(speed / drive_s, drive_s, 0.0, seed)).shots[0]
+    assert shot.push is not None
+    assert shot.push.acceleration_s == pytest.approx(drive_s, abs=0.025)
+    assert push_review(shot) is not None
+
+
 def test_follow_after_a_clean_strike_is_no_push_rule_3_24() -> None:
     # Struck at 1.5 m/s with topspin: the cloth's grip speeds it up at 2 m/s^2 for 0.2 s.
     for seed in range(16):
