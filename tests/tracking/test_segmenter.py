@@ -745,13 +745,13 @@ def test_a_ball_hidden_from_the_start_seen_rolling_out_from_a_hand_was_touched_r
     assert disturbed[0] in result.shots[0].events
 
 
-def test_a_ball_hidden_from_the_start_found_at_rest_was_not_touched() -> None:
+def test_a_hidden_ball_found_at_rest_was_not_touched_rule_3_21() -> None:
     sim, detections = _hidden_from_the_start(None, (300.0, -300.0))
     result = run(detections, sim.signals)
     assert result.of_kind(EventKind.BALL_DISTURBED) == []
 
 
-def test_a_ball_hidden_from_the_start_knocked_out_by_the_cue_ball_was_not_touched() -> None:
+def test_a_hidden_ball_knocked_out_by_the_cue_ball_was_not_touched_rule_3_21() -> None:
     # The cue ball hits the 6 under the hand: the 6 comes out rolling, but beside the cue ball.
     sim, detections = _hidden_from_the_start(None, (300.0, 0.0))
     assert [e.balls for e in sim.of_kind(EventKind.BALL_BALL)][:1] == [(BallId.CUE, BallId.SIX)]
