@@ -240,15 +240,22 @@ class BallContacts:
         # A rack being solved keeps its balls out of the shared fit as well.
         free = near & upper & ~(held[:, None] | held[None, :])
         scene = Interval(p0, p1, v_before, v_out, noise, dt)
-        events += self._shared_contacts(live, f0, f1, scene, free, found)
+        # A moving ball kicked with no other near it: only cushions turned it. In a rattle the
+        # jaws turn it every frame or two, too often for the rebound test's windows.
+        alone = np.flatnonzero(kicked & f0.moving[live] & ~paired & ~held)
+        wall_reach = self._d / 2 + self.config.touch_tolerance_mm + np.hypot(*v_before.T) * dt
+        alone = alone[self._geo.near_edge(p0[alone], wall_reach[alone])]
+        events += self._shared_contacts(live, f0, f1, scene, free, found, alone)
         return events
 
-    def _shared_contacts(self, live, f0, f1, scene: Interval, free, found) -> list[ShotEvent]:
+    def _shared_contacts(
+        self, live, f0, f1, scene: Interval, free, found, alone
+    ) -> list[ShotEvent]:
         """The contacts in (f0, f1] the pair test turned down that the impulses of each group
         of linked balls, fitted together (`shared_impulses`), show: a ball's two contacts
-        within one interval, and a ball pinned against a cushion (that cushion contact too).
-        A pair found in the interval before is not found again at once: a ball hit then has a
-        stale velocity coming in."""
+        within one interval, and a ball pinned against a cushion (that cushion contact too);
+        and the cushion contacts of the kicked balls ``alone``. A pair found in the interval
+        before is not found again at once: a ball hit then has a stale velocity coming in."""
         events = []
         limits = Limits(
             self._d,
@@ -256,7 +263,7 @@ class BallContacts:
             self.config.min_turn_mm_s,
             self.config.noise_sigmas,
         )
-        shared = shared_contacts(scene, free, found, self._geo, limits)
+        shared = shared_contacts(scene, free, found, self._geo, limits, alone)
         for a, b, tau in shared.pairs:
             key = (min(live[a], live[b]), max(live[a], live[b]))
             if f0.time - self._pair_last.get(key, -math.inf) < 2 * scene.dt:

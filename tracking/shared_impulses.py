@@ -13,6 +13,7 @@ the cushion and left it inside the interval. Pure: arrays in, contacts out."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -96,10 +97,11 @@ def shared_contacts(
     found: set[tuple[int, int]],
     geo: TableCache,
     limits: Limits,
+    alone: Sequence[int] = (),
 ) -> SharedContacts:
     """The contacts the joint fit finds among ``candidates`` ((n, n) upper-triangular bool:
     pairs near enough, one of them kicked) that the pair test did not (``found``), and the
-    cushion contacts of their balls."""
+    cushion contacts of their balls; and those of the kicked balls ``alone``, near no other."""
     pairs: list[tuple[int, int, float]] = []
     walls: list[tuple[int, int, float]] = []
     for members in _groups(candidates):
@@ -109,6 +111,10 @@ def shared_contacts(
         fit = _fitted(scene, members, edges, geo, limits)
         pairs += _pair_hits(scene, fit, edges, found, limits)
         walls += _wall_hits(scene, fit, edges, geo, limits)
+    for k in alone:
+        if _wall_columns(scene, [k], geo, limits)[0]:
+            fit = _fitted(scene, [k], [], geo, limits)
+            walls += _wall_hits(scene, fit, [], geo, limits)
     return SharedContacts(tuple(pairs), tuple(walls))
 
 

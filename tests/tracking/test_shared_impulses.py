@@ -106,3 +106,43 @@ def test_a_ball_struck_against_a_cushion_has_its_contact() -> None:
     ((ball, wall, at),) = found.walls
     assert (ball, GEO.walls[wall].cushion) == (0, CushionId.HEAD)
     assert at == pytest.approx(tau, abs=1e-3)
+
+
+def _off_the_nose(into: float, along: float, at: float, seed: int) -> Interval:
+    """Ball 0 meets the head cushion's nose ``at`` s into the interval, coming in at ``into``
+    mm/s and along it at ``along``, and comes off at 0.8 of that; ball 1 rests far off."""
+    nose = GEO.nose(CushionId.HEAD)
+    normal, tangent = np.asarray(nose.normal), np.asarray(nose.along) / np.hypot(*nose.along)
+    touch = np.asarray(nose.start) + nose.along / 2 + normal * D / 2
+    v_in, v_off = -into * normal + along * tangent, 0.8 * into * normal + along * tangent
+    p0 = np.array([touch - v_in * at, [0.0, 0.0]])
+    v_before = np.array([v_in, [0.0, 0.0]])
+    v_after = np.array([v_off, [0.0, 0.0]])
+    p1 = p0 + v_before * at + v_after * (DT - at)
+    rng = np.random.default_rng(seed)
+    v_out = v_after + rng.normal(0, NOISE / 2, (2, 2))
+    return Interval(p0, p1, v_before, v_out, np.full(2, NOISE), DT)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("share", [0.2, 0.5, 0.8])
+def test_a_ball_alone_off_a_cushion_has_its_contact_rule_3_20(share: float, seed: int) -> None:
+    # In a rattle the jaws turn a ball every frame or two: each turn, fitted on its own
+    # interval, is a cushion contact timed inside it.
+    scene = _off_the_nose(2000.0, 800.0, share * DT, seed)
+    none = np.zeros((2, 2), dtype=bool)
+    ((ball, wall, at),) = shared_contacts(scene, none, set(), GEO, LIMITS, alone=[0]).walls
+    assert (ball, GEO.walls[wall].cushion) == (0, CushionId.HEAD)
+    assert at == pytest.approx(share * DT, abs=0.2 * DT)
+
+
+def test_a_ball_alone_turned_short_of_the_cushion_has_no_contact_rule_3_20() -> None:
+    # The same turn 30 mm short of the nose, within the fit's reach (a kick the noise made, or
+    # a hidden ball's): the ball never reached the cushion inside the interval.
+    scene = _off_the_nose(2000.0, 800.0, DT / 2, 0)
+    short = np.asarray(GEO.nose(CushionId.HEAD).normal) * 30.0
+    moved = Interval(
+        scene.p0 + short, scene.p1 + short, scene.v_before, scene.v_out, scene.noise, scene.dt
+    )
+    none = np.zeros((2, 2), dtype=bool)
+    assert shared_contacts(moved, none, set(), GEO, LIMITS, alone=[0]).walls == ()
