@@ -243,8 +243,10 @@ class BallContacts:
         # A moving ball kicked with no other near it: only cushions turned it. In a rattle the
         # jaws turn it every frame or two, too often for the rebound test's windows.
         alone = np.flatnonzero(kicked & f0.moving[live] & ~paired & ~held)
-        wall_reach = self._d / 2 + self.config.touch_tolerance_mm + np.hypot(*v_before.T) * dt
-        alone = alone[self._geo.near_edge(p0[alone], wall_reach[alone])]
+        if len(alone):
+            speed = np.hypot(*v_before[alone].T)
+            wall_reach = self._d / 2 + self.config.touch_tolerance_mm + speed * dt
+            alone = alone[self._geo.near_edge(p0[alone], wall_reach)]
         events += self._shared_contacts(live, f0, f1, scene, free, found, alone)
         return events
 
@@ -611,14 +613,10 @@ class BallContacts:
         impulse pushes along the line of centres. Two balls rolling on side by side after the
         break, touching, keep their gap, however noisy one frame's velocities are. The windows
         stop at either ball's other contacts."""
-        others = self._other_contacts(p)
-        start = max((t for t in others if t <= p.t0), default=-math.inf)
-        stop = min((t for t in others if t > p.t1), default=math.inf)
-        before = [f for f in frames[max(0, i1 - GAP_K) : i1] if f.time >= start]
-        after = [f for f in frames[i1 : i1 + GAP_K] if f.time < stop]
+        before, after = self._gap_windows(self._other_contacts(p), p.t0, p.t1, frames, i1)
         if len(before) < 2 or len(after) < 2:
             return True  # too crowded to fit: the one-frame test stands
-        return self._gap_turned(p.pair, before, after)
+        return self._gap_turned(self._gap_line(*p.pair, before), self._gap_line(*p.pair, after))
 
     def _other_contacts(self, p: PendingContact) -> list[float]:
         """The times of the other contacts found of either ball of ``p``."""
@@ -626,14 +624,23 @@ class BallContacts:
         others = [t for t, k in self._contact_times if k != p.pair and (ra in k or rb in k)]
         return others + [t for t, k in self._contact_times if k == p.pair and t != p.event.time]
 
-    def _gap_turned(self, pair: tuple[int, int], before, after) -> bool:
-        """Whether the gap of ``pair`` opens over ``after`` faster than over ``before`` by more
-        than the kick threshold and the noise."""
-        rate_in, noise_in = self._gap_rate(*pair, before)
-        rate_out, noise_out = self._gap_rate(*pair, after)
-        noise = math.hypot(noise_in, noise_out)
+    @staticmethod
+    def _gap_windows(others: list[float], t0: float, t1: float, frames, split: int):
+        """The frames (up to `GAP_K`) before ``split`` and from it that the balls' other
+        contacts (``others``, times) leave free: after the last of them by ``t0``, before the
+        first after ``t1``."""
+        start = max((t for t in others if t <= t0), default=-math.inf)
+        stop = min((t for t in others if t > t1), default=math.inf)
+        before = [f for f in frames[max(0, split - GAP_K) : split] if f.time >= start]
+        after = [f for f in frames[split : split + GAP_K] if f.time < stop]
+        return before, after
+
+    def _gap_turned(self, closing, opening) -> bool:
+        """Whether the gap opens over the ``opening`` line (`_gap_line`) faster than over the
+        ``closing`` one by more than the kick threshold and the noise."""
+        noise = math.hypot(closing[1], opening[1])
         threshold = max(self.config.min_turn_mm_s, self.config.noise_sigmas * noise)
-        return rate_out - rate_in >= threshold
+        return opening[0] - closing[0] >= threshold
 
     def _opened_next(self, p: PendingContact, frames: list[TrackFrame], i1: int):
         """The contact ``p``, moved into the next interval, when the gap turns there instead:
@@ -648,15 +655,14 @@ class BallContacts:
         others += [q.event.time for q in self._pending if q is not p and set(q.pair) & {ra, rb}]
         if any(t0 < t <= t1 for t in others):
             return None
-        start = max((t for t in others if t <= t0), default=-math.inf)
-        stop = min((t for t in others if t > t1), default=math.inf)
-        before = [f for f in frames[max(0, i1 + 1 - GAP_K) : i1 + 1] if f.time >= start]
-        after = [f for f in frames[i1 + 1 : i1 + 1 + GAP_K] if f.time < stop]
-        if len(before) < 2 or len(after) < 2 or not self._gap_turned(p.pair, before, after):
+        before, after = self._gap_windows(others, t0, t1, frames, i1 + 1)
+        if len(before) < 2 or len(after) < 2:
             return None
         if not all(f.on_table[ra] and f.on_table[rb] for f in after):
             return None
         closing, opening = self._gap_line(ra, rb, before), self._gap_line(ra, rb, after)
+        if not self._gap_turned(closing, opening):
+            return None
         turn = closing[0] - opening[0]
         time = opening[3] - closing[3] + closing[0] * closing[2] - opening[0] * opening[2]
         time = float(np.clip(time / turn, t0, t1))
@@ -664,11 +670,6 @@ class BallContacts:
         if abs(gap) > self.config.touch_tolerance_mm:
             return None
         return dataclasses.replace(p.event, time=time, time_uncertainty=0.5 * (t1 - t0))
-
-    @staticmethod
-    def _gap_rate(ra: int, rb: int, frames: list[TrackFrame]) -> tuple[float, float]:
-        """How fast the centre distance of two balls changes over ``frames``, and its sigma."""
-        return BallContacts._gap_line(ra, rb, frames)[:2]
 
     @staticmethod
     def _gap_line(ra: int, rb: int, frames: list[TrackFrame]):

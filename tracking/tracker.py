@@ -301,10 +301,13 @@ class Tracker:
         self._time = t
         self._pending.extend(_Pending(s, t) for s in signals)
         self._displaced: list[Displacement] = []
-        self._predict(dt)
+        # Whether any ball rolls, as the last frame left them (nothing below changes it before
+        # the updates).
+        rolling = _rolling(self._tracks)
+        self._predict(dt, rolling)
         seen = self._sightings(detections)
-        matches = self._associate(seen, dt)
-        self._note_unadmitted(seen, matches)
+        matches = self._associate(seen, dt, rolling)
+        self._note_unadmitted(seen, matches, rolling)
         if matches:
             self._update_all_seen(matches, seen, t, dt)
         departures: list[Departure] = []
@@ -331,13 +334,13 @@ class Tracker:
             det.unknown,
         )
 
-    def _predict(self, dt: float) -> None:
+    def _predict(self, dt: float, rolling: bool) -> None:
         if dt <= 0:
             return  # (a filter predicts nothing over no time)
         live = [t for t in self._tracks if t.status in ON_TABLE and t.kf is not None]
         if not live:
             return
-        if not _rolling(self._tracks):
+        if not rolling:
             # Nothing rolls: no ball needs to know whether it is near another or a cushion.
             for track in live:
                 track.kf.predict_still(dt)
@@ -355,7 +358,7 @@ class Tracker:
             else:
                 track.kf.predict_still(dt)
 
-    def _associate(self, seen: _Sightings, dt: float) -> dict[int, int]:
+    def _associate(self, seen: _Sightings, dt: float, rolling: bool) -> dict[int, int]:
         detections = seen.det
         if len(detections) == 0:
             return {}
@@ -368,7 +371,6 @@ class Tracker:
         special = []  # (index, row) of balls hidden at rest or off the table
         # Balls come onto the table by hand, between shots: while a ball rolls, a detection no
         # track takes is a misnamed moving ball or a ghost, never a new or re-spotted ball.
-        rolling = _rolling(self._tracks)
         max_speed = self.config.max_speed
         for row, track in enumerate(self._tracks):
             status = track.status
@@ -556,14 +558,14 @@ class Tracker:
         matched[named] = matched.pop(row)
         return named
 
-    def _note_unadmitted(self, seen: _Sightings, matches: dict[int, int]) -> None:
+    def _note_unadmitted(self, seen: _Sightings, matches: dict[int, int], rolling: bool) -> None:
         """Note the detections no track took that vision names surely as a ball never on the
         table yet, while balls roll (`_Track.unadmitted`): a ball hidden from the start (under
         a hand) and seen rolling out from under it was set moving out of sight. A sighting near
         a ball on the table ends the run, and no run counts after it; one farther from the
         last than a ball could roll starts a new run."""
         det = seen.det
-        if not _rolling(self._tracks):
+        if not rolling:
             self._still_at = det.time
             return
         rows = [
