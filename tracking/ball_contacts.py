@@ -240,9 +240,11 @@ class BallContacts:
         # A rack being solved keeps its balls out of the shared fit as well.
         free = near & upper & ~(held[:, None] | held[None, :])
         scene = Interval(p0, p1, v_before, v_out, noise, dt)
-        # A moving ball kicked with no other near it: only cushions turned it. In a rattle the
-        # jaws turn it every frame or two, too often for the rebound test's windows.
-        alone = np.flatnonzero(kicked & f0.moving[live] & ~paired & ~held)
+        # A moving ball kicked that touches no other ball in the interval: only cushions turned
+        # it. In a rattle the jaws turn it every frame or two, and a ball followed into a
+        # cushion by another is struck back into it a frame after its rebound: too often for
+        # the rebound test's windows.
+        alone = np.flatnonzero(kicked & f0.moving[live] & ~held)
         if len(alone):
             speed = np.hypot(*v_before[alone].T)
             wall_reach = self._d / 2 + self.config.touch_tolerance_mm + speed * dt

@@ -36,6 +36,11 @@ _LATE = 0.15
 interval and still be in it: one frame's centres are a millimetre or two off."""
 
 
+_ORDER_SIGMAS = 2.0
+"""How many of its noise sigmas (`_order_slack`) a ball may seem to leave a wall before it
+reached it and still have touched it."""
+
+
 @dataclass(frozen=True, slots=True)
 class Interval:
     """The balls of one frame interval (f0, f1], as parallel arrays over the same rows.
@@ -101,17 +106,23 @@ def shared_contacts(
 ) -> SharedContacts:
     """The contacts the joint fit finds among ``candidates`` ((n, n) upper-triangular bool:
     pairs near enough, one of them kicked) that the pair test did not (``found``), and the
-    cushion contacts of their balls; and those of the kicked balls ``alone``, near no other."""
+    cushion contacts of their balls; and those of the kicked moving balls ``alone`` that touch
+    no other ball in the interval (a ball near another that comes off a cushion a frame before
+    the other reaches it is alone in its rebound's interval)."""
     pairs: list[tuple[int, int, float]] = []
     walls: list[tuple[int, int, float]] = []
+    touching: set[int] = set()
     for members in _groups(candidates):
         edges = _touching(scene, candidates, members, limits)
+        touching.update(k for edge in edges for k in edge)
         if not edges or all(e in found for e in edges):
             continue
         fit = _fitted(scene, members, edges, geo, limits)
         pairs += _pair_hits(scene, fit, edges, found, limits)
         walls += _wall_hits(scene, fit, edges, geo, limits)
     for k in alone:
+        if k in touching:
+            continue  # its group's fit had its cushions
         if _wall_columns(scene, [k], geo, limits)[0]:
             fit = _fitted(scene, [k], [], geo, limits)
             walls += _wall_hits(scene, fit, [], geo, limits)
@@ -271,10 +282,21 @@ def _wall_hits(scene, fit: _Fit, edges, geo: TableCache, limits) -> list[tuple[i
             came = min(came, struck.get(k, math.inf))  # lying against it, struck into it
         left = scene.dt - gap_out / vn_out
         late = _LATE * scene.dt
-        if not (-late <= came <= left + late and -late <= left <= scene.dt + late):
+        if not (-late <= came <= left + late + _order_slack(scene, k, vn_in, vn_out)):
+            continue
+        if not -late <= left <= scene.dt + late:
             continue
         out.append((k, w, float(np.clip(0.5 * (came + left), 0.0, scene.dt))))
     return out
+
+
+def _order_slack(scene: Interval, k: int, vn_in: float, vn_out: float) -> float:
+    """How far ball ``k``'s time of leaving a wall may come before its time of reaching it,
+    by their noise: each is a gap over a speed, and a ball leaving at 250 mm/s is timed only to
+    3 ms by a centre placed to 0.8 mm."""
+    sigma = scene.noise[k] * scene.dt / math.sqrt(2.0)  # one centre's, from one step's
+    coming = sigma / -vn_in if vn_in < 0 else 0.0
+    return _ORDER_SIGMAS * math.hypot(coming, sigma / vn_out)
 
 
 def _worse_without(design: np.ndarray, change: np.ndarray, e: int) -> float:
