@@ -122,7 +122,7 @@ def shared_contacts(
         walls += _wall_hits(scene, fit, edges, geo, limits)
     for k in alone:
         if k in touching:
-            continue  # its group's fit had its cushions
+            continue  # judged with its group (or, all found, by the rebound test and the press)
         if _wall_columns(scene, [k], geo, limits)[0]:
             fit = _fitted(scene, [k], [], geo, limits)
             walls += _wall_hits(scene, fit, [], geo, limits)
