@@ -118,13 +118,14 @@ def shared_contacts(
         if not edges or all(e in found for e in edges):
             continue
         fit = _fitted(scene, members, edges, geo, limits)
-        pairs += _pair_hits(scene, fit, edges, found, limits)
-        walls += _wall_hits(scene, fit, edges, geo, limits)
+        if fit is not None:
+            pairs += _pair_hits(scene, fit, edges, found, limits)
+            walls += _wall_hits(scene, fit, edges, geo, limits)
     for k in alone:
         if k in touching:
             continue  # judged with its group (or, all found, by the rebound test and the press)
-        if _wall_columns(scene, [k], geo, limits)[0]:
-            fit = _fitted(scene, [k], [], geo, limits)
+        fit = _fitted(scene, [k], [], geo, limits)
+        if fit is not None:
             walls += _wall_hits(scene, fit, [], geo, limits)
     return SharedContacts(tuple(pairs), tuple(walls))
 
@@ -229,9 +230,11 @@ class _Fit:
         return worse >= WORSE_WITHOUT_CHI2
 
 
-def _fitted(scene, members, edges, geo, limits) -> _Fit:
+def _fitted(scene, members, edges, geo, limits) -> _Fit | None:
     """The impulses of one group's pairs and walls, fitted together to its balls' velocity
-    changes (non-negative least squares, weighted by each ball's noise)."""
+    changes (non-negative least squares, weighted by each ball's noise); None when there is
+    neither a pair nor a wall to fit (a lone ball out of every wall's reach: scipy's nnls
+    crashes on an empty design)."""
     index = {k: i for i, k in enumerate(members)}
     m = len(members)
     touches = [_touch(scene, a, b, limits.diameter) for a, b in edges]
@@ -240,6 +243,8 @@ def _fitted(scene, members, edges, geo, limits) -> _Fit:
         for (a, b), (_, normal) in zip(edges, touches, strict=True)
     ]
     wall_cols, pushed = _wall_columns(scene, members, geo, limits)
+    if not cols and not wall_cols:
+        return None
     sigma = np.repeat(np.maximum(scene.noise[members], 1.0), 2)
     design = np.array(cols + wall_cols).T / sigma[:, None]
     change = (scene.v_out[members] - scene.v_before[members]).reshape(-1) / sigma
