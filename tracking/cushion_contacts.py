@@ -78,11 +78,18 @@ class CushionContacts:
         the cushion to out of it. The time is where the incoming and outgoing lines, carried on,
         put the centre one radius from the nose; their disagreement is the uncertainty.
         """
-        events = self._rebounds_seen(CUSHION_K, self.config.min_rebound_mm_s)
-        return events + self._rebounds_seen(SLOW_K, _SLOW_MIN_TURN)
+        held, self._late_rebounds = self._late_rebounds, {}
+        events = self._rebounds_seen(CUSHION_K, self.config.min_rebound_mm_s, held)
+        events += self._rebounds_seen(SLOW_K, _SLOW_MIN_TURN, held)
+        return events + [event for event, _ in held.values()]  # not seen again: they stand
 
-    def _rebounds_seen(self, k: int, min_turn: float) -> list[ShotEvent]:
-        """Rebounds at the frame ``k`` back from the newest, from ``k`` frames each side."""
+    def _rebounds_seen(self, k: int, min_turn: float, held: dict) -> list[ShotEvent]:
+        """Rebounds at the frame ``k`` back from the newest, from ``k`` frames each side.
+
+        A rebound whose lines put it after the window's centre range (`_rebound`'s ``late``)
+        is held a frame (``held``: the event and its ``k``, by ball and cushion): the window of
+        the same length centred a frame later places it between its samples, where the first
+        could only put it at its last."""
         if len(self._frames) < 2 * k + 1:
             return []
         span = slice(-(2 * k + 1), None)
@@ -107,14 +114,20 @@ class CushionContacts:
             found = self._cushion_event(r, times, sigma, pts, seen[:, r], min_turn)
             if found is None:
                 continue
-            event, crawled = found
+            event, crawled, late = found
+            key = (int(r), event.cushion)
             # One rebound per cushion is seen from several centre frames; a corner is two. A
             # ball pinned by others bounces off the same cushion again within a tenth of a
             # second: a repeat counts when the ball came off the nose in between.
             if not self._new_rebound(int(r), event.cushion, event.time, sigma):
-                continue
+                if crawled or held.get(key, (None, 0))[1] != k:
+                    continue
+                del held[key]
+                self._cushion_last[key] = event.time  # the held one, timed again
             if crawled:
                 self._crawls[int(r)] = event
+            elif late:
+                self._late_rebounds[key] = (event, k)
             else:
                 events.append(event)
         return events
@@ -175,10 +188,11 @@ class CushionContacts:
         pts: np.ndarray,
         seen: np.ndarray,
         min_turn: float,
-    ) -> tuple[ShotEvent, bool] | None:
+    ) -> tuple[ShotEvent, bool, bool] | None:
         """Ball ``r``'s rebound at the centre of the window whose frame ``times``, typical
         measurement ``sigma`` (`median_sigma`), centres ``pts`` and ``seen`` flags are given,
-        and whether it was a crawl (`_crawled_in`); or None."""
+        whether it was a crawl (`_crawled_in`) and whether it lay after the window's centre
+        range (`_rebound`); or None."""
         k = len(times) // 2
         walls = self._walls_near(pts, sigma)
         if not walls:
@@ -191,7 +205,7 @@ class CushionContacts:
                 continue
             best = self._nose_crossing(walls, pts, times, before, after, sigma, min_turn)
             if best is not None:
-                _, cushion, t, uncertainty, crawled = best
+                _, cushion, t, uncertainty, crawled, late = best
                 event = ShotEvent(
                     EventKind.BALL_CUSHION,
                     t,
@@ -200,7 +214,7 @@ class CushionContacts:
                     confidence=_CRAWL_CONFIDENCE if crawled else 0.95,
                     time_uncertainty=uncertainty,
                 )
-                return event, crawled
+                return event, crawled, late
         return None
 
     def _free_sides(self, r: int, times: np.ndarray, seen: np.ndarray):
@@ -257,8 +271,11 @@ class CushionContacts:
             ins, outs = before[slate[before]], after[slate[after]]
             if len(ins) < 2 or len(outs) < 2:
                 continue
-            line_in = fit_line(times[ins], dist[ins], sigma)
-            line_out = fit_line(times[outs], dist[outs], sigma)
+            decel = self.config.rolling_decel
+            line_in = _rolled_line(times[ins], dist[ins], pts[ins], sigma, times[ins[-1]], decel)
+            line_out = _rolled_line(
+                times[outs], dist[outs], pts[outs], sigma, times[outs[0]], decel
+            )
             turn = max(min_turn, self.config.noise_sigmas * math.hypot(line_in[1], line_out[1]))
             found = _rebound(line_in, line_out, turn, rad, tol, times[ins[-1]], times[outs[0]])
             if found is None and k == SLOW_K and _lay_still(pts[outs], times[outs]):
@@ -269,10 +286,31 @@ class CushionContacts:
         return best
 
 
-def _rebound(line_in, line_out, turn, rad, tol, lo, hi) -> tuple[float, float, bool] | None:
-    """(time, uncertainty, False) of a rebound off a nose, from the fitted lines (`fit_line`) of
-    the ball's distance to it before and after, the last sample before at ``lo`` and the first
-    after at ``hi``; None when the lines do not turn by ``turn`` mm/s there."""
+def _rolled_line(times, dist, pts, sigma: float, t_ref: float, decel: float):
+    """`fit_line` of a ball's distance to a nose over one side of a rebound, the cloth's rolling
+    resistance taken out: a line through the distances of a ball slowing at ``decel`` mm/s^2
+    along its path has its mean slope, which a slow ball does not have at the nose (one coming
+    in at 55 mm/s and off at 25 seems there a frame or two early). The line returned is the
+    tangent at ``t_ref``, the side's sample nearest the rebound. A ball that stops within the
+    side keeps the plain line."""
+    line = fit_line(times, dist, sigma)
+    tc = times - line[2]
+    ss = float(tc @ tc)
+    if ss <= 0:
+        return line
+    speed = math.hypot(*((tc @ pts) / ss))  # the fitted velocity's (tc sums to nought)
+    if speed - decel * float(tc[-1]) <= 0:
+        return line
+    along = -decel * line[0] / speed  # the deceleration's part along the nose's normal
+    return fit_line(times, dist - 0.5 * along * (times - t_ref) ** 2, sigma)
+
+
+def _rebound(line_in, line_out, turn, rad, tol, lo, hi) -> tuple[float, float, bool, bool] | None:
+    """(time, uncertainty, False, late) of a rebound off a nose, from the fitted lines
+    (`fit_line`) of the ball's distance to it before and after, the last sample before at
+    ``lo`` and the first after at ``hi``; None when the lines do not turn by ``turn`` mm/s
+    there. ``late``: the lines, agreeing, put it after ``hi`` (a soft rebound seen from a
+    window centred before it), where the time is clipped."""
     vn_in, _, t_in0, d_in0 = line_in
     vn_out, _, t_out0, d_out0 = line_out
     if vn_in >= -0.5 * turn or vn_out <= 0.25 * turn or vn_out - vn_in < turn:
@@ -285,9 +323,13 @@ def _rebound(line_in, line_out, turn, rad, tol, lo, hi) -> tuple[float, float, b
         return None
     tin = t_in0 + (d_in0 - rad) / -vn_in
     tout = t_out0 - (d_out0 - rad) / vn_out
-    t = float(np.clip(0.5 * (tin + tout), lo, hi))
+    t = 0.5 * (tin + tout)
     half = (hi - lo) / 2
-    return t, float(np.clip(abs(tin - tout) / 2, 0.25 * half, half)), False
+    uncertainty = float(np.clip(abs(tin - tout) / 2, 0.25 * half, half))
+    # Held only when the two lines agree on it to the frame: a slow ball's short lines may
+    # put it anywhere.
+    late = t > hi and abs(tin - tout) <= hi - lo
+    return float(np.clip(t, lo, hi)), uncertainty, False, late
 
 
 def sides_between(times: np.ndarray, usable: np.ndarray, contacts: list[float]):
@@ -316,8 +358,8 @@ def _lay_still(pts: np.ndarray, times: np.ndarray) -> bool:
 
 def _crawled_in(
     line_in, line_out, clear: float, gaps: np.ndarray
-) -> tuple[float, float, bool] | None:
-    """(time, uncertainty, True) of a ball that came in along ``line_in`` faster than
+) -> tuple[float, float, bool, bool] | None:
+    """(time, uncertainty, True, False) of a ball that came in along ``line_in`` faster than
     ``clear`` mm/s and then lay against the nose (``gaps``: its distances past one radius,
     fitted as ``line_out``): it crawled into the cushion and came back too slowly to see turn.
     None when it came in too slowly, went on in, or lay off the nose. The time is where the
@@ -329,7 +371,7 @@ def _crawled_in(
     if gap > _CRAWL_GAP_MM:
         return None
     t = t_in0 + (d_in0 - line_out[3]) / -vn_in  # where the line in meets where it lay
-    return float(t), min(_CRAWL_GAP_MM / -vn_in, _CRAWL_WAIT_S), True
+    return float(t), min(_CRAWL_GAP_MM / -vn_in, _CRAWL_WAIT_S), True, False
 
 
 @njit(cache=True, nogil=True)

@@ -32,7 +32,7 @@ from tracking.ball_contacts import GAP_K, BallContacts, PendingContact, Press, R
 from tracking.cushion_contacts import CUSHION_K, SLOW_K, CushionContacts
 from tracking.endings import Endings
 from tracking.geometry import TableCache
-from tracking.model import TrackFrame
+from tracking.model import TrackerConfig, TrackFrame
 from tracking.soft_contacts import SoftContacts
 from tracking.starts import Starts
 from tracking.window import FrameWindow
@@ -60,6 +60,8 @@ class SegmenterConfig:
         light_height_mm: The lamp's underside above the cloth, when the venue gives it: a ball
             whose top gets there touched the lamp, and is off the table even though it comes
             back (3.28). None: no lamp is watched.
+        rolling_decel: The cloth's rolling resistance, mm/s^2 (the tracker's): a slow ball's
+            distance to a cushion bends with it over a rebound test's frames.
     """
 
     touch_tolerance_mm: float = 12.0
@@ -69,6 +71,7 @@ class SegmenterConfig:
     disturb_clearance_mm: float = 25.0
     camera_height_mm: float | None = None
     light_height_mm: float | None = None
+    rolling_decel: float = TrackerConfig().rolling_decel
 
 
 class Segmenter(BallContacts, SoftContacts, Starts, CushionContacts, Endings):
@@ -105,6 +108,7 @@ class Segmenter(BallContacts, SoftContacts, Starts, CushionContacts, Endings):
         self._first_time = math.nan
         self._lamp_touched: set[int] = set()
         self._crawls: dict[int, ShotEvent] = {}
+        self._late_rebounds: dict[tuple[int, object], tuple[ShotEvent, int]] = {}
         self._strike_time = -math.inf
         self._last_departure = -math.inf
         self._d = table.ball_diameter
@@ -160,8 +164,9 @@ class Segmenter(BallContacts, SoftContacts, Starts, CushionContacts, Endings):
         the long-window rebound test, so the shot does not wait for it."""
         if not self._frames:
             return []
-        crawls = list(self._crawls.values())
+        crawls = list(self._crawls.values()) + [e for e, _ in self._late_rebounds.values()]
         self._crawls.clear()
+        self._late_rebounds.clear()
         # No more frames will come to check the marginal contacts held: they stand.
         held, self._unchecked = self._unchecked, []
         return held + crawls + self._rest(self._frames[-1], final=True)
