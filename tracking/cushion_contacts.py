@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import statistics
+from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
@@ -44,6 +45,11 @@ _APART_MM = 2.0
 """The least rise off the nose (mm) between two rebounds that makes them two: vision places a
 ball by a cushion to a millimetre (the truth counts two when the ball parted by 1 mm)."""
 
+_SOFT_MM_S = 100.0
+"""A rebound whose ball comes in or goes off slower than this across the nose is soft: the
+short window's lines time it to a frame or two, the long window's (`SLOW_K`) much better, so
+it waits for the long window's."""
+
 _FRAME_SLACK_S = 1 / 60
 """How far from a rebound's time a frame may be and still show where the ball was at it."""
 
@@ -64,6 +70,56 @@ _CRAWL_WAIT_S = 0.3
 """How long a crawl waits for the ball to be seen at rest before it keeps its own time."""
 
 
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """How a rebound test timed a rebound.
+
+    Attributes:
+        time: When, clipped into the window's centre range (its samples each side of the centre).
+        uncertainty: Its uncertainty, s.
+        crawled: A crawl into the nose (`_crawled_in`), not a rebound.
+        offset: How far the lines' time lies from the window's centre frame, s: the window
+            centred on a rebound times it best.
+        spread: How far apart the lines in and out put it, s.
+        soft: Slower than `_SOFT_MM_S` across the nose, in or out.
+    """
+
+    time: float
+    uncertainty: float
+    crawled: bool = False
+    offset: float = 0.0
+    spread: float = 0.0
+    soft: bool = False
+
+    @property
+    def doubt(self) -> float:
+        """How little to trust the time, s: the lines' spread, and twice how far off its
+        window's centre it lies."""
+        return self.spread + 2 * self.offset
+
+
+@dataclass(frozen=True, slots=True)
+class HeldRebound:
+    """A rebound found but not yet given out: a later window may time it better.
+
+    Attributes:
+        event: The rebound, as timed so far.
+        timing: How that window timed it.
+        until: The newest frame's time from which it is given out as it stands.
+    """
+
+    event: ShotEvent
+    timing: Timing
+    until: float
+
+    def replaced_by(self, timing: Timing, dt: float) -> bool:
+        """Whether another window's sight of the same rebound (within two frames ``dt``: a
+        ball pinned by others rebounds again within a tenth of a second) times it better, with
+        less doubt (`Timing.doubt`)."""
+        near = abs(timing.time - self.timing.time) <= 2 * dt
+        return near and timing.doubt < self.timing.doubt
+
+
 class CushionContacts:
     """The segmenter's cushion contacts: a part of `Segmenter`, working on the state its
     ``__init__`` sets up (the newest frames, the config, the table, what was found so far)."""
@@ -78,18 +134,20 @@ class CushionContacts:
         the cushion to out of it. The time is where the incoming and outgoing lines, carried on,
         put the centre one radius from the nose; their disagreement is the uncertainty.
         """
-        held, self._late_rebounds = self._late_rebounds, {}
-        events = self._rebounds_seen(CUSHION_K, self.config.min_rebound_mm_s, held)
-        events += self._rebounds_seen(SLOW_K, _SLOW_MIN_TURN, held)
-        return events + [event for event, _ in held.values()]  # not seen again: they stand
+        events = self._rebounds_seen(CUSHION_K, self.config.min_rebound_mm_s)
+        events += self._rebounds_seen(SLOW_K, _SLOW_MIN_TURN)
+        now = float(self._window.times[-1])
+        for key, held in list(self._held_rebounds.items()):
+            if now >= held.until:
+                del self._held_rebounds[key]
+                events.append(held.event)
+        return events
 
-    def _rebounds_seen(self, k: int, min_turn: float, held: dict) -> list[ShotEvent]:
+    def _rebounds_seen(self, k: int, min_turn: float) -> list[ShotEvent]:
         """Rebounds at the frame ``k`` back from the newest, from ``k`` frames each side.
 
-        A rebound whose lines put it after the window's centre range (`_rebound`'s ``late``)
-        is held a frame (``held``: the event and its ``k``, by ball and cushion): the window of
-        the same length centred a frame later places it between its samples, where the first
-        could only put it at its last."""
+        A soft rebound (`Timing.soft`) is held (`HeldRebound`, by ball and cushion) until the
+        long window has passed over it: the sight of it with the least doubt times it."""
         if len(self._frames) < 2 * k + 1:
             return []
         span = slice(-(2 * k + 1), None)
@@ -109,28 +167,39 @@ class CushionContacts:
             stack.edge_gaps[span], stack.at_mouth[span], live, stack.measured_sigma[span], reach
         )
         times = stack.times[span]
+        dt = float(times[-1] - times[-2])
         for r, sigma in zip(rows.tolist(), sigmas.tolist(), strict=True):
             pts = stack.points[span, r]
             found = self._cushion_event(r, times, sigma, pts, seen[:, r], min_turn)
             if found is None:
                 continue
-            event, crawled, late = found
+            event, timing = found
             key = (int(r), event.cushion)
+            held = self._held_rebounds.pop(key, None)
             # One rebound per cushion is seen from several centre frames; a corner is two. A
             # ball pinned by others bounces off the same cushion again within a tenth of a
             # second: a repeat counts when the ball came off the nose in between.
-            if not self._new_rebound(int(r), event.cushion, event.time, sigma):
-                if crawled or held.get(key, (None, 0))[1] != k:
-                    continue
-                del held[key]
+            if self._new_rebound(int(r), event.cushion, event.time, sigma):
+                if held is not None:
+                    events.append(held.event)  # another rebound: the held one stands
+            elif held is not None and not timing.crawled and held.replaced_by(timing, dt):
                 self._cushion_last[key] = event.time  # the held one, timed again
-            if crawled:
+            else:
+                if held is not None:
+                    self._held_rebounds[key] = held
+                continue
+            if timing.crawled:
                 self._crawls[int(r)] = event
-            elif late:
-                self._late_rebounds[key] = (event, k)
+            elif timing.soft:
+                self._hold(key, event, timing, dt)
             else:
                 events.append(event)
         return events
+
+    def _hold(self, key, event: ShotEvent, timing: Timing, dt: float) -> None:
+        """Hold a soft rebound (`HeldRebound`) until the long window centred two frames past
+        it has been judged."""
+        self._held_rebounds[key] = HeldRebound(event, timing, event.time + (SLOW_K + 2) * dt)
 
     def _new_rebound(self, r: int, cushion: CushionId, t: float, sigma: float) -> bool:
         """Whether ball ``r``'s rebound off ``cushion`` at ``t`` is not one already found, seen
@@ -188,11 +257,10 @@ class CushionContacts:
         pts: np.ndarray,
         seen: np.ndarray,
         min_turn: float,
-    ) -> tuple[ShotEvent, bool, bool] | None:
+    ) -> tuple[ShotEvent, Timing] | None:
         """Ball ``r``'s rebound at the centre of the window whose frame ``times``, typical
         measurement ``sigma`` (`median_sigma`), centres ``pts`` and ``seen`` flags are given,
-        whether it was a crawl (`_crawled_in`) and whether it lay after the window's centre
-        range (`_rebound`); or None."""
+        and how it was timed (`Timing`); or None."""
         k = len(times) // 2
         walls = self._walls_near(pts, sigma)
         if not walls:
@@ -205,16 +273,16 @@ class CushionContacts:
                 continue
             best = self._nose_crossing(walls, pts, times, before, after, sigma, min_turn)
             if best is not None:
-                _, cushion, t, uncertainty, crawled, late = best
+                _, cushion, timing = best
                 event = ShotEvent(
                     EventKind.BALL_CUSHION,
-                    t,
+                    timing.time,
                     (BALLS[r],),
                     cushion=cushion,
-                    confidence=_CRAWL_CONFIDENCE if crawled else 0.95,
-                    time_uncertainty=uncertainty,
+                    confidence=_CRAWL_CONFIDENCE if timing.crawled else 0.95,
+                    time_uncertainty=timing.uncertainty,
                 )
-                return event, crawled, late
+                return event, timing
         return None
 
     def _free_sides(self, r: int, times: np.ndarray, seen: np.ndarray):
@@ -277,12 +345,19 @@ class CushionContacts:
                 times[outs], dist[outs], pts[outs], sigma, times[outs[0]], decel
             )
             turn = max(min_turn, self.config.noise_sigmas * math.hypot(line_in[1], line_out[1]))
-            found = _rebound(line_in, line_out, turn, rad, tol, times[ins[-1]], times[outs[0]])
+            span = (times[ins[-1]], times[k], times[outs[0]])
+            found = _rebound(line_in, line_out, turn, rad, tol, span)
             if found is None and k == SLOW_K and _lay_still(pts[outs], times[outs]):
                 clear = max(0.5 * min_turn, self.config.noise_sigmas * line_in[1])
                 found = _crawled_in(line_in, line_out, clear, dist[outs] - rad)
-            if found is not None and (best is None or dist[k] < best[0]):
-                best = (dist[k], wall.cushion, *found)
+            if found is None:
+                continue
+            if best is not None and best[1] == wall.cushion:
+                # A nose and its jaw, both near: the nearer names it, the surer times it.
+                sure = min(found, best[2], key=lambda timing: timing.doubt)
+                best = (min(dist[k], best[0]), wall.cushion, sure)
+            elif best is None or dist[k] < best[0]:
+                best = (dist[k], wall.cushion, found)
         return best
 
 
@@ -305,12 +380,11 @@ def _rolled_line(times, dist, pts, sigma: float, t_ref: float, decel: float):
     return fit_line(times, dist - 0.5 * along * (times - t_ref) ** 2, sigma)
 
 
-def _rebound(line_in, line_out, turn, rad, tol, lo, hi) -> tuple[float, float, bool, bool] | None:
-    """(time, uncertainty, False, late) of a rebound off a nose, from the fitted lines
-    (`fit_line`) of the ball's distance to it before and after, the last sample before at
-    ``lo`` and the first after at ``hi``; None when the lines do not turn by ``turn`` mm/s
-    there. ``late``: the lines, agreeing, put it after ``hi`` (a soft rebound seen from a
-    window centred before it), where the time is clipped."""
+def _rebound(line_in, line_out, turn, rad, tol, span) -> Timing | None:
+    """The `Timing` of a rebound off a nose, from the fitted lines (`fit_line`) of the ball's
+    distance to it before and after; ``span``: the times of the last sample before, the centre
+    frame and the first sample after. None when the lines do not turn by ``turn`` mm/s there."""
+    lo, centre, hi = span
     vn_in, _, t_in0, d_in0 = line_in
     vn_out, _, t_out0, d_out0 = line_out
     if vn_in >= -0.5 * turn or vn_out <= 0.25 * turn or vn_out - vn_in < turn:
@@ -326,10 +400,13 @@ def _rebound(line_in, line_out, turn, rad, tol, lo, hi) -> tuple[float, float, b
     t = 0.5 * (tin + tout)
     half = (hi - lo) / 2
     uncertainty = float(np.clip(abs(tin - tout) / 2, 0.25 * half, half))
-    # Held only when the two lines agree on it to the frame: a slow ball's short lines may
-    # put it anywhere.
-    late = t > hi and abs(tin - tout) <= hi - lo
-    return float(np.clip(t, lo, hi)), uncertainty, False, late
+    return Timing(
+        float(np.clip(t, lo, hi)),
+        uncertainty,
+        offset=abs(t - centre),
+        spread=abs(tin - tout),
+        soft=min(-vn_in, vn_out) < _SOFT_MM_S,
+    )
 
 
 def sides_between(times: np.ndarray, usable: np.ndarray, contacts: list[float]):
@@ -356,12 +433,10 @@ def _lay_still(pts: np.ndarray, times: np.ndarray) -> bool:
     return way < _CRAWL_STILL_MM_S * max(float(times[-1] - times[0]), 1e-9)
 
 
-def _crawled_in(
-    line_in, line_out, clear: float, gaps: np.ndarray
-) -> tuple[float, float, bool, bool] | None:
-    """(time, uncertainty, True, False) of a ball that came in along ``line_in`` faster than
-    ``clear`` mm/s and then lay against the nose (``gaps``: its distances past one radius,
-    fitted as ``line_out``): it crawled into the cushion and came back too slowly to see turn.
+def _crawled_in(line_in, line_out, clear: float, gaps: np.ndarray) -> Timing | None:
+    """The `Timing` of a ball that came in along ``line_in`` faster than ``clear`` mm/s and
+    then lay against the nose (``gaps``: its distances past one radius, fitted as
+    ``line_out``): it crawled into the cushion and came back too slowly to see turn.
     None when it came in too slowly, went on in, or lay off the nose. The time is where the
     line in gets to the nose; `Segmenter._crawls_ended` sets it when the ball is seen still."""
     vn_in, _, t_in0, d_in0 = line_in
@@ -371,7 +446,7 @@ def _crawled_in(
     if gap > _CRAWL_GAP_MM:
         return None
     t = t_in0 + (d_in0 - line_out[3]) / -vn_in  # where the line in meets where it lay
-    return float(t), min(_CRAWL_GAP_MM / -vn_in, _CRAWL_WAIT_S), True, False
+    return Timing(float(t), min(_CRAWL_GAP_MM / -vn_in, _CRAWL_WAIT_S), crawled=True)
 
 
 @njit(cache=True, nogil=True)

@@ -29,7 +29,7 @@ import numpy as np
 from calibration.table import TableSpec
 from rules.events import ShotEvent
 from tracking.ball_contacts import GAP_K, BallContacts, PendingContact, Press, RackHit
-from tracking.cushion_contacts import CUSHION_K, SLOW_K, CushionContacts
+from tracking.cushion_contacts import CUSHION_K, SLOW_K, CushionContacts, HeldRebound
 from tracking.endings import Endings
 from tracking.geometry import TableCache
 from tracking.model import TrackerConfig, TrackFrame
@@ -108,7 +108,7 @@ class Segmenter(BallContacts, SoftContacts, Starts, CushionContacts, Endings):
         self._first_time = math.nan
         self._lamp_touched: set[int] = set()
         self._crawls: dict[int, ShotEvent] = {}
-        self._late_rebounds: dict[tuple[int, object], tuple[ShotEvent, int]] = {}
+        self._held_rebounds: dict[tuple[int, object], HeldRebound] = {}
         self._strike_time = -math.inf
         self._last_departure = -math.inf
         self._d = table.ball_diameter
@@ -164,9 +164,9 @@ class Segmenter(BallContacts, SoftContacts, Starts, CushionContacts, Endings):
         the long-window rebound test, so the shot does not wait for it."""
         if not self._frames:
             return []
-        crawls = list(self._crawls.values()) + [e for e, _ in self._late_rebounds.values()]
+        crawls = list(self._crawls.values()) + [h.event for h in self._held_rebounds.values()]
         self._crawls.clear()
-        self._late_rebounds.clear()
+        self._held_rebounds.clear()
         # No more frames will come to check the marginal contacts held: they stand.
         held, self._unchecked = self._unchecked, []
         return held + crawls + self._rest(self._frames[-1], final=True)

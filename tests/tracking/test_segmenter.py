@@ -759,20 +759,45 @@ def test_a_hidden_ball_knocked_out_by_the_cue_ball_was_not_touched_rule_3_21() -
     assert result.of_kind(EventKind.BALL_DISTURBED) == []
 
 
-@pytest.mark.parametrize("push", [(40.0, -70.0), (20.0, -65.0), (60.0, -75.0)])
-def test_a_slow_rebound_is_timed_where_the_slowing_ball_met_the_nose_rule_3_20(
-    push: tuple[float, float],
-) -> None:
-    # The 7, 12 mm off the right cushion, rolls into it at about 50 mm/s and off at 20-30,
-    # slowing at 100 mm/s^2 all the while: straight lines fitted over a slow ball's frames
-    # put the nose a little early (their mean speed is not the speed at the nose), and a
-    # window centred before the rebound could only put it at its last sample.
+def _soft_rebound(push: tuple[float, float]) -> Sim:
+    """The 7, 12 mm off the right cushion, pushed into it at 0.3 s with ``push`` (mm/s): it
+    comes in at about 50 mm/s and goes off at 20-30, slowing at 100 mm/s^2 all the while."""
     y = -(TABLE.width / 2 - TABLE.ball_diameter / 2) + 12.0
     layout = {"cue": (-900.0, 300.0), "7": (-300.0, y)}
     sim = simulate(layout, None, pushes={"7": (0.3, *push)}, decel=100.0, fps=60.0, tail=1.0)
     truth = sim.of_kind(EventKind.BALL_CUSHION)
     assert [(e.ball, e.cushion) for e in truth] == [(BallId.SEVEN, CushionId.RIGHT_HEAD)]
+    return sim
+
+
+def _soft_rebound_errors(push: tuple[float, float], sigma: float) -> list[float]:
+    """How far off (s) the soft rebound's time is found over eight seeds of ``sigma`` noise."""
+    sim = _soft_rebound(push)
+    truth = sim.of_kind(EventKind.BALL_CUSHION)[0]
+    errors = []
     for seed in range(8):
-        found = run(render(sim, seed, sigma=0.1), sim.signals).of_kind(EventKind.BALL_CUSHION)
+        found = run(render(sim, seed, sigma=sigma), sim.signals).of_kind(EventKind.BALL_CUSHION)
         assert [(e.ball, e.cushion) for e in found] == [(BallId.SEVEN, CushionId.RIGHT_HEAD)]
-        assert found[0].time == pytest.approx(truth[0].time, abs=0.3 * FRAME)
+        errors.append(found[0].time - truth.time)
+    return errors
+
+
+@pytest.mark.parametrize("push", [(40.0, -70.0), (20.0, -65.0), (60.0, -75.0)])
+def test_a_slow_rebound_is_timed_where_the_slowing_ball_met_the_nose_rule_3_20(
+    push: tuple[float, float],
+) -> None:
+    # Straight lines fitted over a slow ball's frames put the nose a little early: their mean
+    # speed is not the speed at the nose.
+    errors = _soft_rebound_errors(push, sigma=0.1)
+    assert max(map(abs, errors)) <= 0.3 * FRAME, errors
+
+
+@pytest.mark.parametrize("push", [(40.0, -70.0), (20.0, -65.0), (60.0, -75.0)])
+def test_a_slow_rebound_is_timed_by_its_surest_sight_rule_3_20(
+    push: tuple[float, float],
+) -> None:
+    # With a millimetre of noise, four frames a side time a 50 mm/s rebound to a frame or two,
+    # and the first window to see it may be centred a frame off it: the rebound waits for
+    # the long window's sights and takes the one whose lines agree best, centred on it.
+    errors = _soft_rebound_errors(push, sigma=1.0)
+    assert max(map(abs, errors)) <= 2 * FRAME, errors
