@@ -299,7 +299,10 @@ class Endings:
 
     def _slow_rebound_pending(self) -> bool:
         """True while a frame the long-window rebound test has still to judge shows a slow ball
-        moving within reach of a cushion line."""
+        moving within reach of a cushion line, or a soft rebound found waits for it
+        (`HeldRebound`): the shot's events are all out before it ends."""
+        if self._held_rebounds:
+            return True
         reach = self._d / 2 + self.config.touch_tolerance_mm + REACH_MM
         half = np.array([self._geo.hx, self._geo.hy])
         for f in list(self._frames)[-SLOW_K - 1 :]:
