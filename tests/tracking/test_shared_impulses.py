@@ -108,12 +108,18 @@ def test_a_ball_struck_against_a_cushion_has_its_contact() -> None:
     assert at == pytest.approx(tau, abs=1e-3)
 
 
+def _head_nose() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The head cushion nose's normal and unit tangent, and where a ball's centre is when it
+    touches the nose's middle."""
+    nose = GEO.nose(CushionId.HEAD)
+    normal, tangent = np.asarray(nose.normal), np.asarray(nose.along) / np.hypot(*nose.along)
+    return normal, tangent, np.asarray(nose.start) + nose.along / 2 + normal * D / 2
+
+
 def _off_the_nose(into: float, along: float, at: float, seed: int) -> Interval:
     """Ball 0 meets the head cushion's nose ``at`` s into the interval, coming in at ``into``
     mm/s and along it at ``along``, and comes off at 0.8 of that; ball 1 rests far off."""
-    nose = GEO.nose(CushionId.HEAD)
-    normal, tangent = np.asarray(nose.normal), np.asarray(nose.along) / np.hypot(*nose.along)
-    touch = np.asarray(nose.start) + nose.along / 2 + normal * D / 2
+    normal, tangent, touch = _head_nose()
     v_in, v_off = -into * normal + along * tangent, 0.8 * into * normal + along * tangent
     p0 = np.array([touch - v_in * at, [0.0, 0.0]])
     v_before = np.array([v_in, [0.0, 0.0]])
@@ -152,7 +158,7 @@ def _followed(seed: int) -> Interval:
     """Ball 0 comes off the head cushion's nose (as `_off_the_nose`) while ball 1 follows it
     in, 45 mm behind: near enough to be a candidate, never touching it inside the interval."""
     scene = _off_the_nose(2000.0, 0.0, DT / 2, seed)
-    normal = np.asarray(GEO.nose(CushionId.HEAD).normal)
+    normal, _, _ = _head_nose()
     behind = scene.p0[0] + normal * (D + 45.0)
     v_follow = -300.0 * normal
     p0 = np.array([scene.p0[0], behind])
@@ -182,9 +188,7 @@ def test_a_ball_leaving_a_cushion_slowly_late_in_the_interval_has_its_contact_ru
     # In at 600 mm/s, touching at 0.7 of the interval, off at 250 mm/s: the time it left,
     # from a centre placed to 0.7 mm a few millimetres off the nose, is 3 ms uncertain, and
     # often seems to come before the time it got there.
-    nose = GEO.nose(CushionId.HEAD)
-    normal, tangent = np.asarray(nose.normal), np.asarray(nose.along) / np.hypot(*nose.along)
-    touch = np.asarray(nose.start) + nose.along / 2 + normal * D / 2
+    normal, tangent, touch = _head_nose()
     at = 0.7 * DT
     v_in, v_off = -600.0 * normal + 200.0 * tangent, 250.0 * normal + 200.0 * tangent
     rng = np.random.default_rng(seed)
