@@ -541,7 +541,10 @@ class BallContacts:
             col = np.zeros(2 * m)
             col[2 * h : 2 * h + 2] += n
             columns.append(col)
-        impulse, _ = nnls(np.array(columns).T, np.nan_to_num(v_after).reshape(-1))
+        # Each ball's velocity counts by how well its frames after the hit fix it.
+        weight = np.repeat(1.0 / np.maximum(sig, 1e-6), 2)
+        design = weight[:, None] * np.array(columns).T
+        impulse, _ = nnls(design, weight * np.nan_to_num(v_after).reshape(-1))
         noise = float(np.median(sig)) if sig else math.inf
         # A hit rack passes the impulse on through its touching pairs, so a push on one is
         # expected, not a surprise among noise: a smaller impulse than the pair test's kick
