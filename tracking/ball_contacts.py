@@ -3,10 +3,10 @@ frame interval and whose velocities change there, along their line of centres.
 
 Contacts with a resting ball are decided at once; those between two moving balls once the frames
 after show the gap opening (`BallContacts._gap_opened`); those inside a rack hit at rest all
-together, by sharing out the impulse (`BallContacts._solve_cluster`). A ball struck while
-against a cushion rebounds at once: its cushion contact is found here too. Pairs the pair test
-turns down are fitted again with every other contact of their balls in the same interval
-(`tracking.shared_impulses`): a ball's velocity change there is the sum of several impulses."""
+together (`tracking.rack_contacts`). A ball struck against a cushion rebounds at once
+(`tracking.presses`). Pairs the pair test turns down are fitted again with every other contact
+of their balls in the same interval (`tracking.shared_impulses`): a ball's velocity change there
+is the sum of several impulses."""
 
 from __future__ import annotations
 
@@ -15,22 +15,15 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import nnls
 from scipy.stats import chi2
 
 from rules.balls import BallId
 from rules.events import EventKind, ShotEvent
 from rules.table import CushionId
-from tracking.fits import fit_line, fit_slope, kick_time, straight_velocities
+from tracking.fits import fit_line, kick_time, straight_velocities
 from tracking.geometry import closest_distance, closest_time, touch_roots
 from tracking.model import BALLS, CUE_ROW, TrackFrame
-from tracking.shared_impulses import (
-    Interval,
-    Limits,
-    linked_to,
-    push_column,
-    shared_contacts,
-)
+from tracking.shared_impulses import Interval, Limits, shared_contacts
 
 GAP_K = 4
 """Frames each side of a contact between two moving balls used to fit how fast the gap between
@@ -59,25 +52,9 @@ _STRAIGHT_CHI2 = np.array(
 """By number of frames, the chi-square (p = 0.01) over which a line does not explain a ball's
 centres on them: it turned inside the window, or one centre is off. (Two frames always fit.)"""
 
-_RACK_MIN_PUSH = 60.0
-"""Smallest impulse (as mm/s of a ball's velocity) a pair of a hit rack is counted as pushing
-with (`BallContacts._solve_cluster`)."""
-
-_RACK_SIGMAS = 2.5
-"""... and how many of the fitted velocities' sigmas it must be over."""
-
-_RACK_FROZEN_MM = 4.0
-"""Racked balls seen this close to touching are taken to be frozen together
-(`_frozen_together`): a few times a resting centre's error."""
-
 _OPENED_MM = 3.0
 """How much the gap between a moving ball and a resting one must have opened since their
 closest approach for that to have been their contact (a gap's noise is about 1 mm)."""
-
-_FROZEN_MM = 4.0
-"""A ball resting this close to a cushion nose is frozen to it as far as the camera can tell (a
-resting ball is placed to a millimetre or two): struck into the cushion, it touches it at once.
-One further off, driven in at a shallow angle, may take a third of a second to get there."""
 
 _KICK_SIGMAS = 2.0
 """How many of its sigmas outside the interval a ball's kick, timed by its own step across it
@@ -97,52 +74,6 @@ class PendingContact:
     t0: float
     t1: float
     previous: float | None
-
-
-@dataclass(frozen=True, slots=True)
-class Press:
-    """A ball struck toward a cushion a little way off, still going in at the newest frame:
-    the next frame shows whether the cushion turned it back.
-
-    Attributes:
-        row: The ball.
-        cushion: The cushion it was driven at.
-        normal: That cushion's unit normal (toward the table).
-        struck: When it was struck.
-        seen_at: The newest frame's time, when it was still going in ...
-        at: ... and where it was then.
-        noise: Its velocity noise over one frame, mm/s.
-    """
-
-    row: int
-    cushion: CushionId
-    normal: np.ndarray
-    struck: float
-    seen_at: float
-    at: np.ndarray
-    noise: float
-
-
-@dataclass(frozen=True, slots=True)
-class RackHit:
-    """Balls at rest touching one another (a rack) that a moving ball hit, waiting for the
-    frames after the hit to share out its impulse.
-
-    Attributes:
-        members: Their rows.
-        rest: (m, 2) their centres at rest.
-        edges: The touching pairs, as indices into ``members``.
-        hits: (index into ``members``, unit normal) of each moving ball that may have hit one.
-        t1: The end of the interval the hit fell in.
-        time: When the moving balls touched it (filled in as those contacts are found).
-    """
-
-    members: tuple[int, ...]
-    rest: np.ndarray
-    edges: tuple[tuple[int, int], ...]
-    hits: tuple[tuple[int, np.ndarray], ...]
-    t1: float
-    time: list[float]
 
 
 class BallContacts:
@@ -216,7 +147,7 @@ class BallContacts:
         found: set[tuple[int, int]] = set()
         for a, b in zip(*np.nonzero(near & upper), strict=True):
             if held[a] and held[b]:
-                continue  # inside a rack being solved as a whole (`_solve_cluster`)
+                continue  # inside a rack being solved as a whole (`tracking.rack_contacts`)
             key = (min(live[a], live[b]), max(live[a], live[b]))
             before = self._pair_last.get(key)
             event = self._pair_contact(
@@ -364,212 +295,6 @@ class BallContacts:
             dt = f1.time - f0.time
             self._ready += self._pressed(live, a, b, p0, v_before, v_out, noise, event, dt)
 
-    def _pressed(self, live, a, b, p0, v_before, v_out, noise, event, dt) -> list[ShotEvent]:
-        """The cushion contacts of the two balls of a contact that were struck into a cushion."""
-        out = []
-        for k, other in ((a, b), (b, a)):
-            pressed = self._pressed_into_cushion(
-                live[k], p0[k], p0[other], v_before[k], v_out[k], noise[k], event.time, dt
-            )
-            if pressed is not None:
-                out.append(pressed)
-        return out
-
-    def _pressed_into_cushion(self, r, p, other, v_before, v_out, noise, t, dt):
-        """A ball struck while against a cushion, driven into it, rebounds at once: its
-        cushion contact shares the frame interval of the ball-ball contact, with no incoming
-        motion for `_cushion_contacts` to see. It is found by the push: along the line from the
-        striking ball, into the cushion, and the ball not going on into it."""
-        rad, tol = self._d / 2, self.config.touch_tolerance_mm
-        if float(np.hypot(*v_before)) >= self.config.min_turn_mm_s:
-            return None  # it was rolling: the rebound test sees its way in and out
-        push = (p - other) / max(float(np.hypot(*(p - other))), 1e-9)
-        leave = max(self.config.min_turn_mm_s, self.config.noise_sigmas * noise)
-        for seg in self._cushions:
-            n = np.array(seg.normal)
-            start = np.array(seg.start)
-            along = np.array(seg.end) - start
-            if not 0.0 <= float((p - start) @ along / (along @ along)) <= 1.0:
-                continue
-            gap = float((p - start) @ n) - rad
-            if float(push @ n) > -0.1 or gap > tol + 2 * dt * float(np.hypot(*v_out)):
-                continue
-            # Pushed into a cushion it is touching, it reaches it: a ball frozen there barely
-            # moves at first (the cushion takes the push). One a little off must be seen coming
-            # back out by the next frame, against the push (only the cushion can turn it so).
-            back = float(v_out @ n)
-            frozen = gap <= _FROZEN_MM
-            if frozen and back < -0.5 * leave:
-                continue
-            clear = max(self.config.min_turn_mm_s, 1.5 * noise)
-            if not frozen and back < clear:
-                if back <= -clear:  # clearly still going in: the next frame may show it back
-                    self._press_on(int(r), seg.id, n, t, noise)
-                continue
-            key = (int(r), seg.id)
-            self._cushion_last[key] = t
-            return ShotEvent(
-                EventKind.BALL_CUSHION,
-                t,
-                (BALLS[r],),
-                cushion=seg.id,
-                confidence=0.8,
-                time_uncertainty=dt,
-            )
-        return None
-
-    def _press_on(self, r: int, cushion: CushionId, normal: np.ndarray, t: float, noise: float):
-        """Ball ``r``, struck toward ``cushion`` at ``t``, is still going in at the newest
-        frame: judge it on the next (`_pressed_later`). It may already have touched and be on
-        its way back (ball, cushion and ball again within a frame or two)."""
-        newest = self._frames[-1]
-        if newest.seen[r]:
-            at = newest.measured[r].copy()
-            self._presses.append(Press(r, cushion, normal, t, newest.time, at, noise))
-
-    def _pressed_later(self, frame: TrackFrame) -> list[ShotEvent]:
-        """The cushion contacts of struck balls (`_press_on`) that this frame shows coming back
-        out, against the push: only the cushion turns a ball so. A ball that met another ball
-        on the cushion side of it may have come back off that one instead: not judged."""
-        presses, self._presses = self._presses, []
-        events = []
-        for press in presses:
-            r = press.row
-            if press.seen_at >= frame.time:
-                self._presses.append(press)
-                continue
-            dt = frame.time - press.seen_at
-            if not frame.seen[r] or dt > 2.5 * (frame.time - self._frames[-2].time):
-                continue
-            back = float((frame.measured[r] - press.at) @ press.normal) / dt
-            if back < max(self.config.min_turn_mm_s, 1.5 * press.noise):
-                continue
-            if self._ball_toward(r, press.at, press.normal, frame):
-                continue
-            if not self._new_rebound(r, press.cushion, frame.time, float(frame.measured_sigma[r])):
-                continue
-            events.append(
-                ShotEvent(
-                    EventKind.BALL_CUSHION,
-                    0.5 * (press.struck + frame.time),
-                    (BALLS[r],),
-                    cushion=press.cushion,
-                    confidence=0.7,
-                    time_uncertainty=0.5 * (frame.time - press.struck),
-                )
-            )
-        return events
-
-    def _ball_toward(self, r: int, at: np.ndarray, normal: np.ndarray, frame: TrackFrame) -> bool:
-        """Whether another ball lies within a ball width and a half of ``at``, on the cushion
-        side of it (toward -``normal``)."""
-        others = np.flatnonzero(frame.on_table)
-        others = others[others != r]
-        offset = frame.positions[others] - at
-        near = np.hypot(offset[:, 0], offset[:, 1]) < 1.5 * self._d
-        return bool(np.any(near & (offset @ normal < 0)))
-
-    def _cluster_hit(self, live, f0, f1, p0, v_before, gaps, kicked, reach) -> RackHit | None:
-        """A rack (three or more balls at rest, touching) of which a ball was kicked in this
-        interval: its contacts are decided together once the frames after show how each
-        ball left (`_solve_cluster`), not pair by pair."""
-        d, tol = self._d, self.config.touch_tolerance_mm
-        rest = ~f0.moving[live]
-        if not (kicked & rest).any():
-            return None
-        touching = (gaps <= d + tol) & rest[:, None] & rest[None, :]
-        np.fill_diagonal(touching, False)
-        free = ~self._since(self._held, live, f0.time, strict=False)
-        for start in np.flatnonzero(kicked & rest & free & touching.any(axis=1)):
-            members = linked_to(touching, int(start))
-            if len(members) < 3:
-                continue
-            index = {k: i for i, k in enumerate(members)}
-            edges = tuple(
-                (index[i], index[j]) for i in members for j in members if i < j and touching[i, j]
-            )
-            hits = []
-            dt = f1.time - f0.time
-            for m in np.flatnonzero(f0.moving[live]):
-                # The first rack ball on its path, carried on from f0 (not its net step: it
-                # may have come back off the rack within the interval).
-                first = None
-                for h in members:
-                    roots = touch_roots(p0[m] - p0[h], v_before[m], d)
-                    on_path = roots and -0.15 * dt <= roots[0] <= 1.15 * dt
-                    if on_path and (first is None or roots[0] < first[0]):
-                        first = (roots[0], h)
-                if first is not None:
-                    tau, h = max(first[0], 0.0), first[1]
-                    n = p0[h] - (p0[m] + v_before[m] * tau)
-                    hits.append((index[h], n / max(float(np.hypot(*n)), 1e-9)))
-            if not hits:
-                continue
-            rows = tuple(int(live[k]) for k in members)
-            rest = _frozen_together(p0[members], edges, d)
-            cluster = RackHit(rows, rest, edges, tuple(hits), f1.time, [])
-            for r in rows:
-                self._held[r] = f1.time + 3 * (f1.time - f0.time)
-            self._clusters.append(cluster)
-            return cluster
-        return None
-
-    def _solve_cluster(self, c: RackHit, after: list[TrackFrame]) -> list[ShotEvent]:
-        """Which touching pairs of a hit rack pushed on each other: momentum passes through
-        frozen balls, so each ball leaves with the sum of the impulses of its contacts, along
-        their lines of centres. The impulses (non-negative: balls only push) are solved by
-        least squares from how each ball left, fitted over the frames after the hit; a pair
-        whose impulse is lost in the noise did not (visibly) touch. A rack has more contacts
-        than its balls have degrees of freedom (30 against 27 for fifteen balls), but pushes
-        cannot pull: from exact velocities this finds exactly the pairs the virtual table's
-        breaks pushed through."""
-        t = np.array([f.time for f in after])
-        m = len(c.members)
-        v_after = np.zeros((m, 2))
-        sig = []
-        for i, r in enumerate(c.members):
-            pts = np.array([f.measured[r] if f.seen[r] else f.positions[r] for f in after])
-            sigma = float(np.nanmedian([f.measured_sigma[r] for f in after if f.seen[r]] or [2.0]))
-            for axis in (0, 1):
-                v_after[i, axis], s_v = fit_slope(t, pts[:, axis], sigma)
-            sig.append(s_v)
-        columns = []
-        for i, j in c.edges:
-            n = c.rest[j] - c.rest[i]
-            columns.append(push_column(m, i, j, n / max(float(np.hypot(*n)), 1e-9)))
-        for h, n in c.hits:
-            col = np.zeros(2 * m)
-            col[2 * h : 2 * h + 2] += n
-            columns.append(col)
-        # Each ball's velocity counts by how well its frames after the hit fix it.
-        weight = np.repeat(1.0 / np.maximum(sig, 1e-6), 2)
-        design = weight[:, None] * np.array(columns).T
-        impulse, _ = nnls(design, weight * np.nan_to_num(v_after).reshape(-1))
-        noise = float(np.median(sig)) if sig else math.inf
-        # A hit rack passes the impulse on through its touching pairs, so a push on one is
-        # expected, not a surprise among noise: a smaller impulse than the pair test's kick
-        # counts.
-        threshold = max(_RACK_MIN_PUSH, _RACK_SIGMAS * noise)
-        time = min(c.time) if c.time else c.t1 - 0.5 * (t[1] - t[0])
-        events = []
-        for (i, j), lam in zip(c.edges, impulse[: len(c.edges)], strict=True):
-            if lam < threshold:
-                continue
-            a, b = BALLS[c.members[i]], BALLS[c.members[j]]
-            key = (min(c.members[i], c.members[j]), max(c.members[i], c.members[j]))
-            self._pair_last[key] = time
-            self._contact_times.append((time, key))
-            events.append(
-                ShotEvent(
-                    EventKind.BALL_BALL,
-                    time,
-                    (a, b),
-                    confidence=float(min(0.95, 0.6 + 0.1 * lam / threshold)),
-                    time_uncertainty=0.5 * (t[1] - t[0]),
-                )
-            )
-        return events
-
     def _confirmed(self) -> list[ShotEvent]:
         """The contacts decided now: those between a resting and a moving ball at once, those
         between two moving balls once `GAP_K` frames after them show the gap opening."""
@@ -598,16 +323,7 @@ class BallContacts:
             else:
                 self._pair_last[p.pair] = p.previous
         self._pending = waiting
-        unsolved = []
-        for c in self._clusters:
-            i1 = times.index(c.t1) if c.t1 in times else -1
-            if i1 < 0:
-                continue
-            if i1 + GAP_K > len(frames):
-                unsolved.append(c)
-            else:
-                out += self._solve_cluster(c, frames[i1 : i1 + GAP_K])
-        self._clusters = unsolved
+        out += self._solved_racks(frames)
         horizon = times[0]
         self._contact_times = [(t, k) for t, k in self._contact_times if t >= horizon]
         return out
@@ -888,26 +604,3 @@ class BallContacts:
             if size > self.config.noise_sigmas * noise[k] and float(change @ away) >= 0.8 * size:
                 return True
         return False
-
-
-def _frozen_together(rest: np.ndarray, edges, d: float, sweeps: int = 30) -> np.ndarray:
-    """A rack's centres at rest, each pair seen within `_RACK_FROZEN_MM` of touching pushed
-    or pulled apart evenly, sweep after sweep, until it touches. A racked ball is seen a
-    millimetre or so off (the detector's offsets at rest do not average out), while the rack's
-    pairs are frozen together: the lines of centres the impulses are shared along turn by
-    degrees with those errors, and the share-out, with more contacts than the rack has degrees
-    of freedom, swings with them."""
-    pts = rest.tolist()  # plain floats: a few hundred tiny steps, once per rack hit
-    frozen = [(i, j) for i, j in edges if abs(math.dist(pts[i], pts[j]) - d) <= _RACK_FROZEN_MM]
-    for _ in range(sweeps):
-        worst = 0.0
-        for i, j in frozen:
-            (xi, yi), (xj, yj) = pts[i], pts[j]
-            dist = max(math.hypot(xj - xi, yj - yi), 1e-9)
-            k = 0.5 * (dist - d) / dist
-            pts[i] = [xi + k * (xj - xi), yi + k * (yj - yi)]
-            pts[j] = [xj - k * (xj - xi), yj - k * (yj - yi)]
-            worst = max(worst, abs(dist - d))
-        if worst < 0.01:
-            break
-    return np.array(pts)

@@ -14,8 +14,10 @@ rest ends the shot (rule 3.15): the tracker's rest test (`TrackerConfig.rest_win
 ball is still, and the event's time is when the last ball stopped.
 
 The work is split by kind of event, one part of the `Segmenter` class per module over the state
-set up here: `tracking.ball_contacts`, `tracking.cushion_contacts`, `tracking.starts` (strike,
-disturbances) and `tracking.endings` (pockets, departures, rest).
+set up here: `tracking.ball_contacts`, `tracking.rack_contacts` (a rack hit at rest),
+`tracking.soft_contacts`, `tracking.cushion_contacts`, `tracking.presses` (a ball struck into a
+cushion), `tracking.starts` (strike, disturbances) and `tracking.endings` (pockets, departures,
+rest).
 """
 
 from __future__ import annotations
@@ -28,11 +30,13 @@ import numpy as np
 
 from calibration.table import TableSpec
 from rules.events import ShotEvent
-from tracking.ball_contacts import GAP_K, BallContacts, PendingContact, Press, RackHit
+from tracking.ball_contacts import GAP_K, BallContacts, PendingContact
 from tracking.cushion_contacts import CUSHION_K, SLOW_K, CushionContacts, HeldRebound
 from tracking.endings import Endings
 from tracking.geometry import TableCache
 from tracking.model import TrackerConfig, TrackFrame
+from tracking.presses import Press, Presses
+from tracking.rack_contacts import RackContacts, RackHit
 from tracking.soft_contacts import SoftContacts
 from tracking.starts import Starts
 from tracking.window import FrameWindow
@@ -74,7 +78,9 @@ class SegmenterConfig:
     rolling_decel: float = TrackerConfig().rolling_decel
 
 
-class Segmenter(BallContacts, SoftContacts, Starts, CushionContacts, Endings):
+class Segmenter(
+    BallContacts, RackContacts, Presses, SoftContacts, Starts, CushionContacts, Endings
+):
     """Turns the tracker's frames into shot events: each kind of event is decided by one of
     its parts (ball-ball and cushion contacts, starts, endings), over the state kept here."""
 

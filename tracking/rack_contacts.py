@@ -1,0 +1,196 @@
+"""Rack hits, for the segmenter: balls at rest touching one another (a rack) that a moving
+ball hit. Momentum passes through frozen balls, so which pairs pushed is decided for the whole
+rack at once, once the frames after the hit show how each ball left, not pair by pair."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import nnls
+
+from rules.events import EventKind, ShotEvent
+from tracking.ball_contacts import GAP_K
+from tracking.fits import fit_slope
+from tracking.geometry import touch_roots
+from tracking.model import BALLS, TrackFrame
+from tracking.shared_impulses import linked_to, push_column
+
+_RACK_MIN_PUSH = 60.0
+"""Smallest impulse (as mm/s of a ball's velocity) a pair of a hit rack is counted as pushing
+with (`RackContacts._solve_cluster`)."""
+
+_RACK_SIGMAS = 2.5
+"""... and how many of the fitted velocities' sigmas it must be over."""
+
+_RACK_FROZEN_MM = 4.0
+"""Racked balls seen this close to touching are taken to be frozen together
+(`_frozen_together`): a few times a resting centre's error."""
+
+
+@dataclass(frozen=True, slots=True)
+class RackHit:
+    """Balls at rest touching one another (a rack) that a moving ball hit, waiting for the
+    frames after the hit to share out its impulse.
+
+    Attributes:
+        members: Their rows.
+        rest: (m, 2) their centres at rest.
+        edges: The touching pairs, as indices into ``members``.
+        hits: (index into ``members``, unit normal) of each moving ball that may have hit one.
+        t1: The end of the interval the hit fell in.
+        time: When the moving balls touched it (filled in as those contacts are found).
+    """
+
+    members: tuple[int, ...]
+    rest: np.ndarray
+    edges: tuple[tuple[int, int], ...]
+    hits: tuple[tuple[int, np.ndarray], ...]
+    t1: float
+    time: list[float]
+
+
+class RackContacts:
+    """The segmenter's rack hits: a part of `Segmenter`, working on the state its ``__init__``
+    sets up (the racks hit and waiting, the balls held for them, the contacts found)."""
+
+    def _cluster_hit(self, live, f0, f1, p0, v_before, gaps, kicked, reach) -> RackHit | None:
+        """A rack (three or more balls at rest, touching) of which a ball was kicked in this
+        interval: its contacts are decided together once the frames after show how each
+        ball left (`_solve_cluster`), not pair by pair."""
+        d, tol = self._d, self.config.touch_tolerance_mm
+        rest = ~f0.moving[live]
+        if not (kicked & rest).any():
+            return None
+        touching = (gaps <= d + tol) & rest[:, None] & rest[None, :]
+        np.fill_diagonal(touching, False)
+        free = ~self._since(self._held, live, f0.time, strict=False)
+        for start in np.flatnonzero(kicked & rest & free & touching.any(axis=1)):
+            members = linked_to(touching, int(start))
+            if len(members) < 3:
+                continue
+            index = {k: i for i, k in enumerate(members)}
+            edges = tuple(
+                (index[i], index[j]) for i in members for j in members if i < j and touching[i, j]
+            )
+            hits = []
+            dt = f1.time - f0.time
+            for m in np.flatnonzero(f0.moving[live]):
+                # The first rack ball on its path, carried on from f0 (not its net step: it
+                # may have come back off the rack within the interval).
+                first = None
+                for h in members:
+                    roots = touch_roots(p0[m] - p0[h], v_before[m], d)
+                    on_path = roots and -0.15 * dt <= roots[0] <= 1.15 * dt
+                    if on_path and (first is None or roots[0] < first[0]):
+                        first = (roots[0], h)
+                if first is not None:
+                    tau, h = max(first[0], 0.0), first[1]
+                    n = p0[h] - (p0[m] + v_before[m] * tau)
+                    hits.append((index[h], n / max(float(np.hypot(*n)), 1e-9)))
+            if not hits:
+                continue
+            rows = tuple(int(live[k]) for k in members)
+            rest = _frozen_together(p0[members], edges, d)
+            cluster = RackHit(rows, rest, edges, tuple(hits), f1.time, [])
+            for r in rows:
+                self._held[r] = f1.time + 3 * (f1.time - f0.time)
+            self._clusters.append(cluster)
+            return cluster
+        return None
+
+    def _solve_cluster(self, c: RackHit, after: list[TrackFrame]) -> list[ShotEvent]:
+        """Which touching pairs of a hit rack pushed on each other: momentum passes through
+        frozen balls, so each ball leaves with the sum of the impulses of its contacts, along
+        their lines of centres. The impulses (non-negative: balls only push) are solved by
+        least squares from how each ball left, fitted over the frames after the hit; a pair
+        whose impulse is lost in the noise did not (visibly) touch. A rack has more contacts
+        than its balls have degrees of freedom (30 against 27 for fifteen balls), but pushes
+        cannot pull: from exact velocities this finds exactly the pairs the virtual table's
+        breaks pushed through."""
+        t = np.array([f.time for f in after])
+        m = len(c.members)
+        v_after = np.zeros((m, 2))
+        sig = []
+        for i, r in enumerate(c.members):
+            pts = np.array([f.measured[r] if f.seen[r] else f.positions[r] for f in after])
+            sigma = float(np.nanmedian([f.measured_sigma[r] for f in after if f.seen[r]] or [2.0]))
+            for axis in (0, 1):
+                v_after[i, axis], s_v = fit_slope(t, pts[:, axis], sigma)
+            sig.append(s_v)
+        columns = []
+        for i, j in c.edges:
+            n = c.rest[j] - c.rest[i]
+            columns.append(push_column(m, i, j, n / max(float(np.hypot(*n)), 1e-9)))
+        for h, n in c.hits:
+            col = np.zeros(2 * m)
+            col[2 * h : 2 * h + 2] += n
+            columns.append(col)
+        # Each ball's velocity counts by how well its frames after the hit fix it.
+        weight = np.repeat(1.0 / np.maximum(sig, 1e-6), 2)
+        design = weight[:, None] * np.array(columns).T
+        impulse, _ = nnls(design, weight * np.nan_to_num(v_after).reshape(-1))
+        noise = float(np.median(sig)) if sig else math.inf
+        # A hit rack passes the impulse on through its touching pairs, so a push on one is
+        # expected, not a surprise among noise: a smaller impulse than the pair test's kick
+        # counts.
+        threshold = max(_RACK_MIN_PUSH, _RACK_SIGMAS * noise)
+        time = min(c.time) if c.time else c.t1 - 0.5 * (t[1] - t[0])
+        events = []
+        for (i, j), lam in zip(c.edges, impulse[: len(c.edges)], strict=True):
+            if lam < threshold:
+                continue
+            a, b = BALLS[c.members[i]], BALLS[c.members[j]]
+            key = (min(c.members[i], c.members[j]), max(c.members[i], c.members[j]))
+            self._pair_last[key] = time
+            self._contact_times.append((time, key))
+            events.append(
+                ShotEvent(
+                    EventKind.BALL_BALL,
+                    time,
+                    (a, b),
+                    confidence=float(min(0.95, 0.6 + 0.1 * lam / threshold)),
+                    time_uncertainty=0.5 * (t[1] - t[0]),
+                )
+            )
+        return events
+
+    def _solved_racks(self, frames: list[TrackFrame]) -> list[ShotEvent]:
+        """The contacts of the hit racks whose `GAP_K` frames after the hit have come; the
+        others wait."""
+        times = [f.time for f in frames]
+        out, unsolved = [], []
+        for c in self._clusters:
+            i1 = times.index(c.t1) if c.t1 in times else -1
+            if i1 < 0:
+                continue  # the frames are gone (a gap in the input): not solved
+            if i1 + GAP_K > len(frames):
+                unsolved.append(c)
+            else:
+                out += self._solve_cluster(c, frames[i1 : i1 + GAP_K])
+        self._clusters = unsolved
+        return out
+
+
+def _frozen_together(rest: np.ndarray, edges, d: float, sweeps: int = 30) -> np.ndarray:
+    """A rack's centres at rest, each pair seen within `_RACK_FROZEN_MM` of touching pushed
+    or pulled apart evenly, sweep after sweep, until it touches. A racked ball is seen a
+    millimetre or so off (the detector's offsets at rest do not average out), while the rack's
+    pairs are frozen together: the lines of centres the impulses are shared along turn by
+    degrees with those errors, and the share-out, with more contacts than the rack has degrees
+    of freedom, swings with them."""
+    pts = rest.tolist()  # plain floats: a few hundred tiny steps, once per rack hit
+    frozen = [(i, j) for i, j in edges if abs(math.dist(pts[i], pts[j]) - d) <= _RACK_FROZEN_MM]
+    for _ in range(sweeps):
+        worst = 0.0
+        for i, j in frozen:
+            (xi, yi), (xj, yj) = pts[i], pts[j]
+            dist = max(math.hypot(xj - xi, yj - yi), 1e-9)
+            k = 0.5 * (dist - d) / dist
+            pts[i] = [xi + k * (xj - xi), yi + k * (yj - yi)]
+            pts[j] = [xj - k * (xj - xi), yj - k * (yj - yi)]
+            worst = max(worst, abs(dist - d))
+        if worst < 0.01:
+            break
+    return np.array(pts)
