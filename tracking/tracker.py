@@ -436,7 +436,7 @@ class Tracker:
                 if moved is None:
                     moved = self._moved_ball(
                         detections.positions, predicted_at[np.isfinite(predicted_at[:, 0])]
-                    )
+                    ) | self._left_its_spot(detections, predicted_at, rows, dt)
                 need = _NEW_ID if status is _UNSEEN else _RESPAWN_ID
                 weak = (p_id[:, row] < need) | in_pocket | moved
                 if np.count_nonzero(~weak) > 1:
@@ -645,6 +645,28 @@ class Tracker:
         gaps = np.hypot(*(z[:, None, :] - balls[None, :, :]).transpose(2, 0, 1))
         d = self.table.ball_diameter
         return np.any((gaps > _SAME_SPOT_MM) & (gaps < _OVERLAP_D * d), axis=1)
+
+    def _left_its_spot(
+        self, det: Detections, predicted: np.ndarray, rows: list[int], dt: float
+    ) -> np.ndarray:
+        """(n,) True for detections within a frame's travel of a ball at rest that no detection
+        shows on its spot: it was struck, and that is it, moved (its first step, perhaps
+        misnamed), never a new ball. A struck cue ball goes clear of its spot in one frame from
+        2.7 m/s, past what `_moved_ball` sees as overlapping. (A ball gone under a hand is
+        hidden from the next frame on, and no longer at rest here.)"""
+        z = det.positions
+        out = np.zeros(len(z), dtype=bool)
+        reach = self.config.max_speed * dt + self.table.ball_diameter
+        near_spot = _OVERLAP_D * self.table.ball_diameter
+        for i, row in enumerate(rows):
+            spot = predicted[i]
+            if self._tracks[row].status is not _AT_REST or not np.isfinite(spot[0]):
+                continue
+            gaps = np.hypot(*(z - spot).T)
+            if np.any(gaps < near_spot):
+                continue  # still there
+            out |= gaps < reach
+        return out
 
     def _keep_order(self, matched: dict[int, int], seen: _Sightings) -> dict[int, int]:
         """Balls on the cloth cannot pass through each other: when two balls close together, one
