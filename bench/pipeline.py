@@ -30,6 +30,7 @@ own CPU time.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import logging
@@ -243,15 +244,33 @@ SPLIT_S = 0.004
 """Two balls the cue ball touches this close in time are a split hit: 60 fps cannot order them."""
 
 
-def _first_right(t: Shot, r: Shot | None, tally: Tally) -> bool:
-    t_first = t.first_contact
-    r_first = r.first_contact if r is not None else None
-    contacts = t.cue_ball_contacts
-    split = (
+def _is_split(shot: Shot) -> bool:
+    """Whether the cue ball's first two contacts in the truth, of two balls, are a split hit."""
+    contacts = shot.cue_ball_contacts
+    return (
         len(contacts) > 1
         and contacts[1].other(BallId.CUE) != contacts[0].other(BallId.CUE)
         and contacts[1].time - contacts[0].time <= SPLIT_S
     )
+
+
+def _as_refereed(shot: Shot) -> Shot:
+    """The true shot as a referee can call it: the exact order of a split hit's two contacts
+    is beyond any eye or camera, so its first contact carries both candidates and the rules
+    decide it for the shooter (2.10, 1.16.4)."""
+    if not _is_split(shot):
+        return shot
+    first = shot.cue_ball_contacts[0]
+    widened = dataclasses.replace(first, time_uncertainty=max(first.time_uncertainty, SPLIT_S))
+    return dataclasses.replace(
+        shot, events=tuple(widened if e is first else e for e in shot.events)
+    )
+
+
+def _first_right(t: Shot, r: Shot | None, tally: Tally) -> bool:
+    t_first = t.first_contact
+    r_first = r.first_contact if r is not None else None
+    split = _is_split(t)
     tally.split_truth += split
     if r_first is not None and r_first.is_split:
         tally.split_flagged += 1
@@ -308,7 +327,7 @@ def _judge(sn: Seen, pairs: list[tuple[Shot, Shot | None]], tally: Tally) -> Non
     state = _start(game, sn, pairs[0][0])
     for k, (t, r) in enumerate(pairs):
         try:
-            expected, ruling = _foul_rule(game, state, t)
+            expected, ruling = _foul_rule(game, state, _as_refereed(t))
         except (RecordError, ValueError) as exc:
             log.info("%s shot %d: the exact shot cannot be judged here (%s)", name, k, exc)
             break

@@ -186,7 +186,7 @@ def _synthetic(quick: bool) -> dict:
 
 VT_SHOTS = 300
 """The corpus of the tracking issue: every kind ten times or more."""
-VT_SHOTS_DEFAULT = 87
+VT_SHOTS_DEFAULT = 90
 """Every kind three times: a default full ``python -m bench`` stays under fifteen minutes (with
 116 shots it took 14:28 cold on a quiet two-core machine)."""
 VT_SHOTS_QUICK = 6

@@ -678,6 +678,69 @@ def _wrong(rng: random.Random, table: TableSpec) -> Play:
     return play
 
 
+SPLIT_WITHIN_S = 0.002
+"""The split-hit scenario's cue ball touches its two balls this close in time: a few times
+closer than a 60 fps camera (or a referee's eye) can order them."""
+
+
+def _split_claim(play: Play) -> bool:
+    shot = _last(play)
+    contacts = shot.cue_ball_contacts
+    if len(contacts) < 2 or shot.first_contact is None:
+        return False
+    first, second = (c.other(BallId.CUE) for c in contacts[:2])
+    lowest, other = play.target
+    return (
+        {first, second} == {lowest, other}
+        and contacts[1].time - contacts[0].time <= SPLIT_WITHIN_S
+        and BallId.CUE not in shot.pocketed
+        and bool(_object_pocketed(shot) or shot.balls_to_cushion_after_first_contact)
+    )
+
+
+@scenario(
+    "split-hit",
+    "shot",
+    "9-ball: the cue ball driven between the lowest ball and another hits both at once",
+    40,
+    _split_claim,
+)
+def _split(rng: random.Random, table: TableSpec) -> Play:
+    r = _radius(table)
+    numbers = sorted(rng.sample(range(1, 10), rng.randint(2, 5)))
+    lowest, other = BallId.numbered(numbers[0]), BallId.numbered(rng.choice(numbers[1:]))
+    # The two side by side, a little apart: the cue ball cannot pass between them.
+    middle = free_spot(table, rng, [], margin=150.0)
+    side = _rotate((1.0, 0.0), rng.uniform(0.0, 360.0))
+    half = r + rng.uniform(2.0, 15.0)
+    swap = rng.random() < 0.5
+    at_lowest = (middle[0] + side[0] * half, middle[1] + side[1] * half)
+    at_other = (middle[0] - side[0] * half, middle[1] - side[1] * half)
+    if swap:
+        at_lowest, at_other = at_other, at_lowest
+    # The cue ball comes in square to them, aimed within a millimetre of the middle.
+    approach = _rotate(side, 90.0 if rng.random() < 0.5 else -90.0)
+    travel = rng.uniform(250.0, 600.0)
+    cue = (middle[0] - approach[0] * travel, middle[1] - approach[1] * travel)
+    if not all(aim.on_cloth(table, p, r, 40.0) for p in (cue, at_lowest, at_other)):
+        raise _Retry
+    offset = rng.uniform(-1.0, 1.0)
+    aim_at = (middle[0] + side[0] * offset, middle[1] + side[1] * offset)
+    taken = [cue, at_lowest, at_other]
+    layout = [(BallId.CUE, cue), (lowest, at_lowest), (other, at_other)]
+    for n in numbers[1:]:
+        ball = BallId.numbered(n)
+        if ball != other:
+            spot = free_spot(table, rng, taken, keep_clear=[(cue, middle)])
+            taken.append(spot)
+            layout.append((ball, spot))
+    play = Play(table, layout)
+    play.target = (lowest, other)
+    play.shoot(rng.uniform(1500.0, 3500.0), aim.heading_deg(cue, aim_at))
+    play.expect("legal", "2.10", "split hit too close to call: decided for the shooter")
+    return play
+
+
 def _no_cushion_claim(play: Play) -> bool:
     shot = _last(play)
     return (

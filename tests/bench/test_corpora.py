@@ -136,3 +136,17 @@ def test_the_virtual_table_tells_a_pressed_pair_from_one_that_parted() -> None:
     ]
     assert [round(e.time, 3) for e in parted[1:]] == [0.403, 0.422]
     assert came_apart(eight)(parted[2], parted[1].time, parted[2].time)
+
+
+def test_a_split_hit_is_judged_as_a_referee_sees_it_rule_2_10() -> None:
+    # The virtual table knows which of two balls hit a millisecond apart came first; no eye or
+    # camera does, and the rules decide such a hit for the shooter: the expected call is
+    # judged on the shot as a referee sees it.
+    shot = run_scenario("split-hit", 3).truth.shots[-1]
+    first, second = (c.other(BallId.CUE) for c in shot.cue_ball_contacts[:2])
+    lowest = min((b for b in shot.at_strike.balls if b.is_object_ball), key=lambda b: b.number)
+    assert shot.first_contact.ball is first is not lowest
+    seen = pipeline._as_refereed(shot).first_contact
+    assert seen.is_split and set(seen.candidates) == {first, second}
+    plain = run_scenario("cut-shot", 3).truth.shots[-1]
+    assert pipeline._as_refereed(plain) is plain

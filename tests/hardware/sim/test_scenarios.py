@@ -153,6 +153,15 @@ def _wrong_first() -> None:
     assert ("foul", "5.1") in _calls("wrong-ball-first")
 
 
+def _split_hit() -> None:
+    shot = _shot("split-hit")
+    first, second = shot.cue_ball_contacts[:2]
+    assert first.other(BallId.CUE) != second.other(BallId.CUE)
+    assert second.time - first.time <= 0.002
+    assert _lowest(shot) in (first.other(BallId.CUE), second.other(BallId.CUE))
+    assert ("legal", "2.10") in _calls("split-hit")
+
+
 def _no_cushion() -> None:
     shot = _shot("no-cushion")
     assert shot.first_contact is not None
@@ -357,6 +366,7 @@ CHECKS: dict[str, Callable[[], None]] = {
     "scratch": _scratch,
     "miss": _miss,
     "wrong-ball-first": _wrong_first,
+    "split-hit": _split_hit,
     "no-cushion": _no_cushion,
     "several-pocketed": _several,
     "rattle": _rattle,
