@@ -123,6 +123,21 @@ class TableCache:
         return best
 
 
+def inside_any(point, polygons) -> bool:
+    """Whether ``point`` lies inside any of ``polygons`` (each a sequence of corners, table mm),
+    by the crossings of a ray from it."""
+    x, y = float(point[0]), float(point[1])
+    for polygon in polygons:
+        corners = [(float(cx), float(cy)) for cx, cy in polygon]
+        inside = False
+        for (x0, y0), (x1, y1) in zip(corners, corners[1:] + corners[:1], strict=True):
+            if (y0 > y) != (y1 > y) and x < x0 + (y - y0) * (x1 - x0) / (y1 - y0):
+                inside = not inside
+        if inside:
+            return True
+    return False
+
+
 def touch_roots(p: np.ndarray, v: np.ndarray, d: float) -> tuple[float, ...]:
     """The two times tau (sorted) with |p + v tau| = d, or () when the motion never gets there."""
     a = float(v @ v)

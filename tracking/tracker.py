@@ -20,9 +20,9 @@ import numpy as np
 from calibration.table import TableSpec
 from rules.events import EventKind, EvidenceSource
 from rules.signals import PocketSignal
-from rules.table import PocketId
+from rules.table import CushionId, PocketId
 from tracking.associate import assign, fold_names, identity_cost, unstruck_reach
-from tracking.geometry import TableCache
+from tracking.geometry import TableCache, inside_any
 from tracking.model import (
     BALLS,
     CUE_ROW,
@@ -73,6 +73,16 @@ much likelier than its own name: vision calls it that, steadily."""
 _RENAME_COST = math.log(100.0)
 """A tentative track is renamed when its sightings make another ball this much likelier."""
 
+_GONE_OVER_S = 0.5
+"""A fast ball lost from sight at a cushion it ran into, and not seen again this long (s), went
+over it (`Tracker._lost_over`): one the cushion turned back is seen again a frame later, one
+bouncing on the rail top back onto the cloth within a third of a second."""
+_OVER_REACH_D = 2.0
+"""... and meanwhile, farther than this many ball widths from where it crossed the nose, only a
+detection vision surely names as it takes it back (a ghost elsewhere on the cloth took one)."""
+_GONE_OVER_SPEED = 500.0
+"""... running into the cushion at least this fast (mm/s): only a ball in the air goes over,
+and a slower one lost there is more likely missed by vision than gone."""
 _LOST_MOVING_S = 2.0
 """A moving ball unseen this long (s) is taken to have stopped: a ball rolling at 2 m/s on the
 cloth stops within about two seconds, and an arm rarely hides one longer."""
@@ -117,6 +127,10 @@ _POCKET_REACH_D = 1.5
 pocket's mouth when it was last seen."""
 
 
+_Over = tuple[CushionId, float, float, float]
+"""A ball lost over a cushion: the cushion, where it crossed the nose (x, y), and when."""
+
+
 @dataclass
 class _Track:
     status: BallStatus = _UNSEEN
@@ -139,6 +153,9 @@ class _Track:
     adopted_from: BallStatus = _UNSEEN
     adopted_at: float = math.nan
     entered: PocketId | None = None
+    over: _Over | None = None
+    """Lost from sight as it ran fast into a cushion: (that cushion, where it crossed the nose,
+    x and y, and when), until it is seen again (`Tracker._lost_over`)."""
     seen_count: int = 0
     """Sightings since the track was (re)started: under `_CONFIRM_SIGHTINGS` it is tentative."""
     id_cost: np.ndarray | None = None
@@ -386,7 +403,7 @@ class Tracker:
                     if track.entered is not None:
                         # Lost inside a pocket opening: it can only come back out of it.
                         g = min(g, _POCKET_REACH_D * self.table.ball_diameter)
-                    if not track.moving_before_hidden:
+                    if not track.moving_before_hidden or track.over is not None:
                         special.append((len(rows), row))
                 rows.append(row)
                 s2 = sigma**2
@@ -431,6 +448,13 @@ class Tracker:
                 # from there only vision naming it surely moves it (a lone ghost detection
                 # elsewhere must not).
                 far = np.hypot(*(detections.positions - predicted_at[i]).T) > _HIDDEN_REACH_MM
+                id_cost[row, far & (p_id[:, row] < _RESPAWN_ID)] = np.inf
+            elif status is _HIDDEN:
+                # Lost over a cushion (`_lost_over`): back over it where it crossed, or turned
+                # back and missed a while, and then seen as itself.
+                crossed = np.array(track.over[1:3])
+                reach = _OVER_REACH_D * self.table.ball_diameter
+                far = np.hypot(*(detections.positions - crossed).T) > reach
                 id_cost[row, far & (p_id[:, row] < _RESPAWN_ID)] = np.inf
             elif not status.on_table:
                 if moved is None:
@@ -787,6 +811,7 @@ class Tracker:
             own = identity_cost(seen.det.identity[col : col + 1], seen.unknown[col : col + 1])
             track.id_cost += own[:, 0]
         track.seen_count += 1
+        track.over = None
         track.last_seen = t
         track.last_z = (xy[0], xy[1])
         track.last_sigma = sigma
@@ -939,6 +964,7 @@ class Tracker:
             return
         if track.status is not _HIDDEN:
             track.moving_before_hidden = track.status is _MOVING
+            track.over = self._lost_over(track, det) if track.moving_before_hidden else None
             if track.status is _AT_REST and track.anchor is None:
                 # Where it lay when it went out of sight: a hand may move it meanwhile.
                 track.anchor, track.hidden_at, track.reseen = track.rest_pos, t, []
@@ -973,6 +999,54 @@ class Tracker:
                     confidence=0.9,
                 )
             )
+        elif pocket is None and track.over is not None and t - track.last_seen >= _GONE_OVER_S:
+            # Not seen back over the cushion it ran into: it went over (`_lost_over`).
+            cushion, _, _, crossed = track.over
+            track.status = _OFF_TABLE
+            track.gone_at = t
+            departures.append(
+                Departure(
+                    BALLS[row],
+                    EventKind.LEFT_TABLE,
+                    crossed,
+                    max(t - crossed, 0.0),
+                    cushion=cushion,
+                    confidence=0.7,
+                )
+            )
+
+    def _lost_over(
+        self, track: _Track, det: Detections
+    ) -> tuple[CushionId, float, float, float] | None:
+        """(the cushion, where and when it crossed its nose) of a moving ball lost from sight
+        as it ran fast into a cushion it was about to reach, in open view: vision looks for
+        balls on the cloth only, so one gone over onto the rail top or the floor is not seen
+        beyond the nose, and one the cushion turned back is seen again a frame later. Until
+        it is, only a detection named as it takes it back far from there (`_associate`). None
+        if it was slow, short of the cushion, or lost under something over the table."""
+        sightings = list(track.history)[-3:]
+        if len(sightings) < 2 or sightings[-1][0] <= sightings[0][0]:
+            return None
+        (t0, p0), (t1, p1) = sightings[0], sightings[-1]
+        velocity = (np.asarray(p1) - np.asarray(p0)) / (t1 - t0)
+        last = (float(p1[0]), float(p1[1]))
+        cushion = self.table.nearest_cushion(last)
+        nose = self.table.cushion(cushion)
+        normal = np.array(nose.normal)
+        toward = -float(velocity @ normal)
+        gap = max(nose.distance(last) - self._radius, 0.0)
+        step = (t1 - t0) / (len(sightings) - 1)
+        if toward < _GONE_OVER_SPEED or gap > 2 * toward * step:
+            return None
+        crossing = np.asarray(last) + velocity * (gap / toward)
+        start, along = np.array(nose.start), np.subtract(nose.end, nose.start)
+        share = float((crossing - start) @ along) / float(along @ along)
+        margin = self._radius / float(np.hypot(*along))
+        if not margin <= share <= 1.0 - margin:
+            return None  # into a pocket's mouth, past the jaw point: pocketed, not over
+        if inside_any(last, det.occluded) or inside_any(crossing, det.occluded):
+            return None
+        return cushion, float(crossing[0]), float(crossing[1]), t1 + gap / toward
 
     def _beyond_cushion(self, p: np.ndarray) -> bool:
         hx, hy = self.table.length / 2, self.table.width / 2
