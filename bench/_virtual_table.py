@@ -125,7 +125,9 @@ class NoiseModel:
     99 % of frame-to-frame changes under 0.85 mm); a moving ball's error changes every frame
     (0.7 mm a side, a tail to 3.5 mm); the detector reports a sigma of about 0.75 mm; 0.6 % of
     visible balls missed, 0.7 % of detections ghosts; the true ball the most likely identity
-    in 97.4 % of detections (median probability 0.92), another ball in 2.6 %.
+    in 97.4 % of detections (median probability 0.92), another ball in 2.6 %. Vision looks for
+    balls on the cloth and in the pocket openings only: one over a rail or off the table is not
+    detected (`_in_view`).
 
     Attributes:
         rest_offset_mm: Standard deviation per axis of a resting ball's fixed offset.
@@ -211,6 +213,13 @@ def _identity(rng: np.random.Generator, row: int, model: NoiseModel) -> np.ndarr
     return ids
 
 
+def _in_view(table, x: float, y: float) -> bool:
+    """Whether vision looks for a ball centred at (x, y): on the playing surface or in a pocket's
+    opening (`vision.table_view`'s region), not over a rail or off the table."""
+    inside = abs(x) <= table.length / 2 and abs(y) <= table.width / 2
+    return inside or table.pocket_at((float(x), float(y))) is not None
+
+
 def noisy_detections(
     run: ScenarioRun, seed: int, model: NoiseModel | None = None
 ) -> tuple[list[Detections], list[TruthFrame]]:
@@ -220,6 +229,7 @@ def noisy_detections(
         The detections, and the truth frames they were made from.
     """
     model = model or NoiseModel()
+    table = run.truth.table
     rng = np.random.default_rng(seed)
     frames = truth_frames(run, model.fps)
     n = len(run.result.balls)
@@ -238,7 +248,9 @@ def noisy_detections(
         pos, ids, radii = [], [], []
         for i in range(n):
             x, y, z = tf.positions[i]
-            if not tf.on_table[i] or z < 0 or rng.random() < model.miss:
+            if not tf.on_table[i] or z < 0 or not _in_view(table, x, y):
+                continue
+            if rng.random() < model.miss:
                 continue
             centre = (float(x), float(y))
             if any(cv2.pointPolygonTest(poly, centre, False) >= 0 for poly in polygons):
