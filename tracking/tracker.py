@@ -1015,9 +1015,7 @@ class Tracker:
                 )
             )
 
-    def _lost_over(
-        self, track: _Track, det: Detections
-    ) -> tuple[CushionId, float, float, float] | None:
+    def _lost_over(self, track: _Track, det: Detections) -> _Over | None:
         """(the cushion, where and when it crossed its nose) of a moving ball lost from sight
         as it ran fast into a cushion it was about to reach, in open view: vision looks for
         balls on the cloth only, so one gone over onto the rail top or the floor is not seen
