@@ -31,7 +31,7 @@ class BallStatus(StrEnum):
     POCKETED = "pocketed"
     """Dropped into a pocket (with evidence: a pocket signal or vision seeing it enter)."""
     OFF_TABLE = "off-table"
-    """Seen leaving over a cushion."""
+    """Gone over a cushion: seen beyond it, or lost running into it and not seen back."""
 
     @property
     def on_table(self) -> bool:

@@ -4,7 +4,8 @@ Each ball has a `BallFilter`. Per frame: predict every ball on the table, match 
 balls (`associate.assign`), update the matched ones (re-seeding those a contact turned), decide
 what the unmatched ones did: hidden under an occluder or missed (kept where they were), pocketed
 (only with evidence: a pocket signal, or vision seeing the ball inside a pocket opening), or off
-the table (seen leaving over a cushion).
+the table (seen beyond a cushion, or lost as it ran fast into one and not seen back: vision
+looks on the cloth only).
 """
 
 from __future__ import annotations
