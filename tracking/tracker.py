@@ -988,33 +988,27 @@ class Tracker:
                 return
         if pocket is None and self._beyond_cushion(last):
             cushion = self.table.nearest_cushion((last[0], last[1]))
-            track.status = _OFF_TABLE
-            track.gone_at = t
-            departures.append(
-                Departure(
-                    BALLS[row],
-                    EventKind.LEFT_TABLE,
-                    track.last_seen,
-                    max(t - track.last_seen, 0.0),
-                    cushion=cushion,
-                    confidence=0.9,
-                )
-            )
+            departures.append(self._off_table(row, track, t, track.last_seen, cushion, 0.9))
         elif pocket is None and track.over is not None and t - track.last_seen >= _GONE_OVER_S:
             # Not seen back over the cushion it ran into: it went over (`_lost_over`).
             cushion, _, _, crossed = track.over
-            track.status = _OFF_TABLE
-            track.gone_at = t
-            departures.append(
-                Departure(
-                    BALLS[row],
-                    EventKind.LEFT_TABLE,
-                    crossed,
-                    max(t - crossed, 0.0),
-                    cushion=cushion,
-                    confidence=0.7,
-                )
-            )
+            departures.append(self._off_table(row, track, t, crossed, cushion, 0.7))
+
+    @staticmethod
+    def _off_table(
+        row: int, track: _Track, t: float, left: float, cushion: CushionId, confidence: float
+    ) -> Departure:
+        """Ball ``row`` left the table over ``cushion`` at ``left`` (known at ``t``)."""
+        track.status = _OFF_TABLE
+        track.gone_at = t
+        return Departure(
+            BALLS[row],
+            EventKind.LEFT_TABLE,
+            left,
+            max(t - left, 0.0),
+            cushion=cushion,
+            confidence=confidence,
+        )
 
     def _lost_over(self, track: _Track, det: Detections) -> _Over | None:
         """(the cushion, where and when it crossed its nose) of a moving ball lost from sight

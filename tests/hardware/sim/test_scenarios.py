@@ -13,7 +13,7 @@ from calibration.table import TableSpec
 from hardware.sim.motion import Phase
 from hardware.sim.physics import SimulationError
 from hardware.sim.play import frame_truth
-from hardware.sim.scenarios import ScenarioRun, list_scenarios, run_scenario
+from hardware.sim.scenarios import SPLIT_WITHIN_S, ScenarioRun, list_scenarios, run_scenario
 from hardware.sim.truth import ScenarioTruth
 from rules.balls import BallId
 from rules.codec import dumps, loads
@@ -157,7 +157,7 @@ def _split_hit() -> None:
     shot = _shot("split-hit")
     first, second = shot.cue_ball_contacts[:2]
     assert first.other(BallId.CUE) != second.other(BallId.CUE)
-    assert second.time - first.time <= 0.002
+    assert second.time - first.time <= SPLIT_WITHIN_S
     assert _lowest(shot) in (first.other(BallId.CUE), second.other(BallId.CUE))
     assert ("legal", "2.10") in _calls("split-hit")
 
