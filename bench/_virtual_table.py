@@ -156,6 +156,21 @@ class NoiseModel:
     fps: float = 60.0
 
 
+EXACT = NoiseModel(
+    rest_offset_mm=0.0,
+    rest_jitter=0.0,
+    moving_sigma_mm=0.0,
+    tail_share=0.0,
+    miss=0.0,
+    ghost=0.0,
+    wrong_id=0.0,
+)
+"""Every ball in view found exactly where it is, never missed, never named another ball (the
+doubt about its look-alike stays), with the detector's usual reported sigma: the tracker and the
+segmenter work as they do on real detections, so what they still get wrong is their own model's,
+not the noise's (`bench.tracking`'s model limit)."""
+
+
 @dataclass(frozen=True, slots=True)
 class TruthFrame:
     """Where the balls truly are at one frame time (cheap: no orientations).

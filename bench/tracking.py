@@ -15,7 +15,8 @@ them to bench/results/tracking.json.
   balls), with the simulated sensor board's bytes decoded into pocket signals; then tracked
   with the sensors and without, and scored like bench/pipeline (first contact, split hits,
   cushion and ball-ball F1 within two frames, pocketed set, touched balls, shot end, id
-  swaps, foul calls per rule).
+  swaps, foul calls per rule). Its breaks are scored again with every ball detected exactly
+  (`model_limit`): the contact errors the segmenter's model makes with no noise at all.
 - synthetic (standalone or --all only): the hand-made shots of tests/tracking/synth.py.
 - real_pro_9ball: cushion counts against the labels of the pro 9-ball trajectories.
 """
@@ -212,11 +213,10 @@ def vt_kinds() -> tuple[str, ...]:
     return tuple(s.name for s in list_scenarios() if s.kind != "game" and s.name != "lag")
 
 
-def score_vt_shot(shot: tuple[str, int]):
-    """One corpus shot simulated, seen through the noise model and scored with the sensors and
-    without: the two tallies, or None when the simulation could not make the shot."""
+def _seen(shot: tuple[str, int], model=None):
+    """One corpus shot simulated and seen through ``model`` (default the measured noise model),
+    with the sensor board's signals; None when the simulation could not make the shot."""
     from bench._virtual_table import Seen, board_signals, noisy_detections
-    from bench.pipeline import Tally, score
     from hardware.sim.physics import SimulationError
     from hardware.sim.scenarios import run_scenario
 
@@ -225,22 +225,60 @@ def score_vt_shot(shot: tuple[str, int]):
         scenario_run = run_scenario(name, seed)
     except SimulationError:
         return None
-    detections, _ = noisy_detections(scenario_run, seed)
-    seen = Seen(scenario_run, detections, board_signals(scenario_run, seed))
+    detections, _ = noisy_detections(scenario_run, seed, model)
+    return Seen(scenario_run, detections, board_signals(scenario_run, seed))
+
+
+def score_vt_shot(shot: tuple[str, int]):
+    """One corpus shot simulated, seen through the noise model and scored with the sensors and
+    without: the two tallies, or None when the simulation could not make the shot."""
+    from bench.pipeline import Tally, score
+
+    seen = _seen(shot)
+    if seen is None:
+        return None
     tallies = {"sensors": Tally(), "vision_only": Tally()}
     score(seen, True, tallies["sensors"])
     score(seen, False, tallies["vision_only"])
     return tallies
 
 
+def score_exact_shot(shot: tuple[str, int]):
+    """One corpus shot seen exactly (`EXACT`) and scored with the sensors: its tally, or None."""
+    from bench._virtual_table import EXACT
+    from bench.pipeline import Tally, score
+
+    seen = _seen(shot, EXACT)
+    if seen is None:
+        return None
+    tally = Tally()
+    score(seen, True, tally)
+    return tally
+
+
+def _is_break(shot: tuple[str, int]) -> bool:
+    return shot[0].startswith("break")
+
+
+def _contacts(tally) -> dict:
+    """A tally's contact figures only."""
+    from bench.pipeline import figures
+
+    keys = ("cushion_f1", "cushion_tp_fp_fn", "ball_ball_f1", "ball_ball_tp_fp_fn")
+    whole = figures(tally)
+    return {k: whole[k] for k in keys}
+
+
 def _virtual_table(shots: int, first: int = 0, step: int = 1) -> dict:
     """Seeded random virtual-table shots of every kind (``shots`` of them from the
-    ``first``-th, every ``step``-th), sensors on and off, over the pool."""
+    ``first``-th, every ``step``-th), sensors on and off, over the pool; and the contacts of
+    its breaks seen through the noise model and seen exactly (`_model_limit`)."""
     from bench.pipeline import Tally, figures
 
     kinds = vt_kinds()
     corpus = [vt_shot(first + k * step, kinds) for k in range(shots)]
     tallies = {"sensors": Tally(), "vision_only": Tally()}
+    breaks = Tally()
     failed: list[str] = []
     cpu: list[float] = []
     for shot, done in zip(corpus, parallel_map(score_vt_shot, corpus), strict=True):
@@ -249,6 +287,8 @@ def _virtual_table(shots: int, first: int = 0, step: int = 1) -> dict:
             continue
         for key, tally in done.value.items():
             tallies[key].add(tally)
+        if _is_break(shot):
+            breaks.add(done.value["sensors"])
         cpu.append(done.cpu_s)
     return {
         "runs": len(cpu),
@@ -256,6 +296,24 @@ def _virtual_table(shots: int, first: int = 0, step: int = 1) -> dict:
         "not_generated": ", ".join(failed),
         "cpu_s_per_run_median": round(statistics.median(cpu), 3) if cpu else None,
         **{k: figures(v) for k, v in tallies.items()},
+        "model_limit": _model_limit([s for s in corpus if _is_break(s)], breaks),
+    }
+
+
+def _model_limit(breaks: list[tuple[str, int]], seen_with_noise) -> dict:
+    """The breaks' contacts (nearly every contact error is in them) as the noise model shows
+    them and as exact detections do: what the exact run still gets wrong is the segmenter's
+    model, not the noise."""
+    from bench.pipeline import Tally
+
+    exact = Tally()
+    for done in parallel_map(score_exact_shot, breaks):
+        if done.value is not None:
+            exact.add(done.value)
+    return {
+        "breaks": len(breaks),
+        "noise_model": _contacts(seen_with_noise),
+        "exact_detections": _contacts(exact),
     }
 
 
