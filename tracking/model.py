@@ -57,8 +57,9 @@ class TrackerConfig:
         start_sigmas: A resting ball has moved when it is this many position sigmas away.
         start_min_mm: ... and at least this far.
         rest_window: A ball is at rest once a straight line fitted to its positions over this
-            long (s) moves slower than `rest_speed` (rule 3.15). The time it came to rest is
-            the middle of that window.
+            long (s) moves slower than `rest_speed` (rule 3.15). It came to rest when the
+            cloth stopped it: the window's middle, plus the fitted speed over
+            `rolling_decel` (`Tracker._stopped_at`).
         rest_speed: 15 mm/s: the cloth stops a ball that slow within about 0.15 s, and the fit
             over 0.25 s at 60 fps measures speed to about 5 mm/s with 1.5 mm position noise.
         reseed_nis: Normalised innovation squared above which a moving ball's filter is

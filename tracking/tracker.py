@@ -74,6 +74,10 @@ much likelier than its own name: vision calls it that, steadily."""
 _RENAME_COST = math.log(100.0)
 """A tentative track is renamed when its sightings make another ball this much likelier."""
 
+_AGAINST_MM = 3.0
+"""A ball resting this close to touching a cushion nose (a few times a resting centre's error)
+may have been stopped by the cushion, not the cloth (`Tracker._stopped_at`)."""
+
 _GONE_OVER_S = 0.5
 """A fast ball lost from sight at a cushion it ran into, and not seen again this long (s), went
 over it (`Tracker._lost_over`): one the cushion turned back is seen again a frame later, one
@@ -930,13 +934,23 @@ class Tracker:
         mean_pt = np.add.reduce(pts, axis=0) / len(recent)
         tc = times - mean_t
         slope = (tc @ (pts - mean_pt)) / (tc @ tc)
-        if float(np.hypot(*slope)) <= self.config.rest_speed:
+        speed = float(np.hypot(*slope))
+        if speed <= self.config.rest_speed:
             centre = mean_pt + slope * (times[-1] - mean_t)
             track.status = _AT_REST
             track.rest_pos = (float(centre[0]), float(centre[1]))
-            track.rest_since = float(mean_t)
+            track.rest_since = self._stopped_at(float(mean_t), speed, centre, t)
             track.kf.seed(centre, np.zeros(2), track.last_sigma / math.sqrt(len(pts)), 1.0)
             track.kf.hold_still()
+
+    def _stopped_at(self, middle: float, speed: float, centre: np.ndarray, now: float) -> float:
+        """When a ball the rest fit found still came to rest: the fit's speed is the ball's
+        at its window's middle, and the cloth takes speed / rolling resistance more to stop it
+        (no later than the newest frame, which the fit calls still). A ball come to rest
+        against a cushion may have been stopped there at once: the middle."""
+        if self._geo.edge_gap(float(centre[0]), float(centre[1])) <= self._radius + _AGAINST_MM:
+            return middle
+        return min(middle + speed / self.config.rolling_decel, now)
 
     def _named_again_elsewhere(self, track: _Track) -> bool:
         """Whether a track seen only a frame or two lies where another ball is seen now: two

@@ -11,6 +11,7 @@ from rules.signals import PocketSignal
 from rules.table import CushionId, PocketId
 from tests.tracking.helpers import matched, run
 from tests.tracking.synth import TABLE, Occlusion, Sim, box, render, simulate
+from tracking.model import TrackerConfig
 from vision.detections import BALL_ORDER, Detections, one_hot
 
 FRAME = 1 / 60
@@ -831,3 +832,37 @@ def test_a_slow_rebound_is_timed_by_its_surest_sight_rule_3_20(
     # the long window's sights and takes the one whose lines agree best, centred on it.
     errors = _soft_rebound_errors(push, sigma=1.0)
     assert max(map(abs, errors)) <= 2 * FRAME, errors
+
+
+def _rolled_to_rest(speed: float, seed: int) -> tuple[list[Detections], float]:
+    """The cue ball at rest, struck at 0.5 s to roll along the table's middle at ``speed``
+    (mm/s), slowed by the cloth's rolling resistance until it stops; and when it stops."""
+    rng = np.random.default_rng(seed)
+    decel = TrackerConfig().rolling_decel
+    stop = 0.5 + speed / decel
+    start, still = -0.25 * speed * speed / decel, rng.normal(0.0, 0.6, 2)  # centred travel
+    out = []
+    for k in range(int((stop + 1.5) / FRAME)):
+        t = min(max(k * FRAME - 0.5, 0.0), stop - 0.5)
+        x = start + speed * t - 0.5 * decel * t * t
+        noise = rng.normal(0.0, 0.7, 2) if 0.5 < k * FRAME < stop else still
+        out.append(
+            Detections.of(
+                k,
+                k * FRAME,
+                [(x + noise[0], 50.0 + noise[1])],
+                identity=one_hot([BallId.CUE]),
+                sigma=0.75,
+            )
+        )
+    return out, stop
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_the_shot_ends_when_the_last_ball_stops_rule_3_15(seed: int) -> None:
+    # The rest test sees the ball still over a window; the cloth stopped it later than the
+    # window's middle, by the speed the fit found there over the rolling resistance. (The
+    # window's middle was 0.1-0.2 s early: the shot clock started before the balls stopped.)
+    detections, stop = _rolled_to_rest(400.0, seed)
+    shot = run(detections).shots[0]
+    assert shot.end_time == pytest.approx(stop, abs=0.08)
