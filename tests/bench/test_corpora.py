@@ -116,6 +116,24 @@ def test_a_repeated_contact_of_a_pair_that_never_parted_is_counted_once() -> Non
     assert matched([first], [seen], 2 * frame) == (0, 1, 1)
 
 
+def test_contacts_are_matched_one_to_one_as_many_as_fit_the_window() -> None:
+    # A ball pinned against the foot cushion touches it twice 30 ms apart; found twice, the
+    # later found first. The first truth touch must not take the found touch the second one
+    # needs (emission order is not time order).
+    def foot(t: float) -> ShotEvent:
+        return ShotEvent(EventKind.BALL_CUSHION, t, (BallId.NINE,), cushion=CushionId.FOOT)
+
+    window = 2 / 60
+    truth = [foot(1.000), foot(1.030)]
+    assert matched(truth, [foot(1.020), foot(0.975)], window) == (2, 0, 0)
+    assert matched(truth, [foot(1.020)], window) == (1, 0, 1)
+    # One to one: a found touch counts once, and another cushion or ball is no match.
+    assert matched([foot(1.000)], [foot(1.001), foot(1.002)], window) == (1, 1, 0)
+    side = ShotEvent(EventKind.BALL_CUSHION, 1.0, (BallId.NINE,), cushion=CushionId.LEFT_FOOT)
+    other = ShotEvent(EventKind.BALL_CUSHION, 1.0, (BallId.SIX,), cushion=CushionId.FOOT)
+    assert matched([foot(1.000)], [side, other], window) == (0, 2, 1)
+
+
 def test_the_virtual_table_tells_a_pressed_pair_from_one_that_parted() -> None:
     # The 9-ball break of seed 1001: the 3 and the 4, frozen in the rack, are resolved touching
     # again a frame after the cue ball's hit, never 0.2 mm apart in between; the 3 and the 15 of

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.optimize import linear_sum_assignment
 
 from hardware.sim.scenarios import ScenarioRun
 from rules.balls import BALL_DIAMETER_MM, BallId
@@ -66,22 +67,36 @@ def identity_swaps(sim: Sim, result: Run, tolerance_mm: float = 30.0) -> int:
 
 
 def matched(truth: list[ShotEvent], found: list[ShotEvent], window: float) -> tuple[int, int, int]:
-    """(true positives, false positives, false negatives) of events matched by kind, balls,
-    cushion or pocket, within ``window`` seconds (of any moment of a truth event's
-    ``time_uncertainty`` after its time: `observable`'s merged repeats)."""
-    used: set[int] = set()
-    tp = 0
-    for t in truth:
-        for i, f in enumerate(found):
-            if i in used or f.kind is not t.kind or set(f.balls) != set(t.balls):
-                continue
-            if f.cushion != t.cushion or f.pocket != t.pocket:
-                continue
-            if t.time - window <= f.time <= t.time + t.time_uncertainty + window:
-                used.add(i)
-                tp += 1
-                break
-    return tp, len(found) - len(used), len(truth) - tp
+    """(true positives, false positives, false negatives) of events matched one to one by
+    kind, balls, cushion or pocket, within ``window`` seconds (of any moment of a truth
+    event's ``time_uncertainty`` after its time: `observable`'s merged repeats). The matching
+    is the largest there is (nearest in time among the largest): taking each truth event's
+    first candidate in the order the events were emitted can leave a later truth event
+    without the one found event that fits it, as a ball pinned against a cushion touches it
+    twice within the window."""
+    groups: dict[tuple, tuple[list[ShotEvent], list[ShotEvent]]] = {}
+    for events, side in ((truth, 0), (found, 1)):
+        for e in events:
+            key = (e.kind, frozenset(e.balls), e.cushion, e.pocket)
+            groups.setdefault(key, ([], []))[side].append(e)
+    tp = sum(_largest_matching(t, f, window) for t, f in groups.values() if t and f)
+    return tp, len(found) - tp, len(truth) - tp
+
+
+def _largest_matching(truth: list[ShotEvent], found: list[ShotEvent], window: float) -> int:
+    """How many of ``truth`` and ``found`` (events of one key) pair up one to one within
+    ``window``: a minimum-cost assignment where a pair out of the window costs more than all
+    the pairs in it together, so the most pairs are made, the nearest in time among them."""
+    starts = np.array([t.time - window for t in truth])
+    ends = np.array([t.time + t.time_uncertainty + window for t in truth])
+    times = np.array([f.time for f in found])
+    inside = (times[None, :] >= starts[:, None]) & (times[None, :] <= ends[:, None])
+    if not inside.any():
+        return 0
+    distance = np.abs(times[None, :] - np.array([t.time for t in truth])[:, None])
+    out_of_window = 1.0 + float(distance[inside].sum())
+    rows, cols = linear_sum_assignment(np.where(inside, distance, out_of_window))
+    return int(inside[rows, cols].sum())
 
 
 def observable(
