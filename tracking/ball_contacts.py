@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.stats import chi2
@@ -24,6 +25,9 @@ from tracking.fits import fit_line, kick_time, straight_velocities
 from tracking.geometry import closest_distance, closest_time, touch_roots
 from tracking.model import BALLS, CUE_ROW, TrackFrame
 from tracking.shared_impulses import Interval, Limits, shared_contacts
+
+if TYPE_CHECKING:
+    from tracking.rack_contacts import RackHit
 
 GAP_K = 4
 """Frames each side of a contact between two moving balls used to fit how fast the gap between
@@ -146,9 +150,9 @@ class BallContacts:
         held = self._since(self._held, live, f0.time, strict=False)
         found: set[tuple[int, int]] = set()
         for a, b in zip(*np.nonzero(near & upper), strict=True):
-            if held[a] and held[b]:
-                continue  # inside a rack being solved as a whole (`tracking.rack_contacts`)
             key = (min(live[a], live[b]), max(live[a], live[b]))
+            if self._in_rack_solve(key, cluster, f0.time):
+                continue
             before = self._pair_last.get(key)
             event = self._pair_contact(
                 live[a],
@@ -182,6 +186,15 @@ class BallContacts:
             alone = alone[self._geo.near_edge(p0[alone], wall_reach)]
         events += self._shared_contacts(live, f0, f1, scene, free, found, alone)
         return events
+
+    def _in_rack_solve(self, pair: tuple[int, int], hit: RackHit | None, t0: float) -> bool:
+        """Whether a pair's contacts are left to a hit rack's share-out
+        (`tracking.rack_contacts`): every pair of its balls in the interval of the hit, and
+        its frozen pairs until it is solved. Two of its balls that were not frozen together
+        meet after the hit as any two balls do."""
+        if hit is not None and pair[0] in hit.members and pair[1] in hit.members:
+            return True
+        return self._rack_pairs.get(pair, -math.inf) >= t0
 
     def _shared_contacts(
         self, live, f0, f1, scene: Interval, free, found, alone

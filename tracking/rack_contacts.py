@@ -94,8 +94,11 @@ class RackContacts:
             rows = tuple(int(live[k]) for k in members)
             rest = _frozen_together(p0[members], edges, d)
             cluster = RackHit(rows, rest, edges, tuple(hits), f1.time, [])
+            until = f1.time + 3 * (f1.time - f0.time)
             for r in rows:
-                self._held[r] = f1.time + 3 * (f1.time - f0.time)
+                self._held[r] = until
+            for i, j in edges:
+                self._rack_pairs[(min(rows[i], rows[j]), max(rows[i], rows[j]))] = until
             self._clusters.append(cluster)
             return cluster
         return None

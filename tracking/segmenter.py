@@ -103,6 +103,7 @@ class Segmenter(
             np.zeros((0, 2)),
         )
         self._held: dict[int, float] = {}
+        self._rack_pairs: dict[tuple[int, int], float] = {}  # frozen pair -> held until
         self._in_shot = False
         self._pair_last: dict[tuple[int, int], float] = {}
         self._overlapped: dict[tuple[int, int], float] = {}  # pair -> when last seen overlapping
