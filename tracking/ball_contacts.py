@@ -140,6 +140,7 @@ class BallContacts:
         fit = paired & f0.moving[live]
         if fit.any():
             v_before[fit] = self._fitted_before(live[fit], f0)
+        self._left_the_rack(live, p0, v_before, f0)
         # A contact kicks one of the two: pairs where neither velocity changed are skipped
         # before the pair test (which asks the same with the larger of the two noises).
         change = np.hypot(*(v_out - v_before).T)
@@ -186,6 +187,20 @@ class BallContacts:
             alone = alone[self._geo.near_edge(p0[alone], wall_reach)]
         events += self._shared_contacts(live, f0, f1, scene, free, found, alone)
         return events
+
+    def _left_the_rack(self, live, p0, v_before, f0: TrackFrame) -> None:
+        """In the interval just after a rack's hit, its balls' velocities coming in: from
+        where each lay to where it is at f0, since the hit (the filter has not caught up with
+        a ball set moving inside the last interval)."""
+        for c in self._clusters:
+            if abs(c.t1 - f0.time) > 1e-9:
+                continue
+            hit = min(c.time) if c.time else None
+            if hit is None or f0.time - hit < 1e-3:
+                continue
+            for i, r in enumerate(c.members):
+                for k in np.flatnonzero(live == r):
+                    v_before[k] = (p0[k] - c.rest[i]) / (f0.time - hit)
 
     def _in_rack_solve(self, pair: tuple[int, int], hit: RackHit | None, t0: float) -> bool:
         """Whether a pair's contacts are left to a hit rack's share-out

@@ -112,16 +112,18 @@ class RackContacts:
         than its balls have degrees of freedom (30 against 27 for fifteen balls), but pushes
         cannot pull: from exact velocities this finds exactly the pairs the virtual table's
         breaks pushed through."""
-        t = np.array([f.time for f in after])
         m = len(c.members)
         v_after = np.zeros((m, 2))
         sig = []
         for i, r in enumerate(c.members):
-            pts = np.array([f.measured[r] if f.seen[r] else f.positions[r] for f in after])
-            sigma = float(np.nanmedian([f.measured_sigma[r] for f in after if f.seen[r]] or [2.0]))
+            mine = self._before_next_contact(r, c, after)
+            t = np.array([f.time for f in mine])
+            pts = np.array([f.measured[r] if f.seen[r] else f.positions[r] for f in mine])
+            sigma = float(np.nanmedian([f.measured_sigma[r] for f in mine if f.seen[r]] or [2.0]))
             for axis in (0, 1):
                 v_after[i, axis], s_v = fit_slope(t, pts[:, axis], sigma)
             sig.append(s_v)
+        t = np.array([f.time for f in after])
         columns = []
         for i, j in c.edges:
             n = c.rest[j] - c.rest[i]
@@ -158,6 +160,16 @@ class RackContacts:
                 )
             )
         return events
+
+    def _before_next_contact(self, r: int, c: RackHit, after: list[TrackFrame]):
+        """The frames after a rack's hit that show how ball ``r`` left it: those before its
+        next contact (with a racked ball it was not frozen to, or any other), at least two."""
+        hit = min(c.time) if c.time else c.t1 - (after[1].time - after[0].time)
+        later = [t for t, pair in self._contact_times if r in pair and t > hit + 1e-6]
+        later += [p.event.time for p in self._pending if r in p.pair and p.event.time > hit + 1e-6]
+        cut = min(later, default=math.inf)
+        before = [f for f in after if f.time < cut]
+        return before if len(before) >= 2 else after[:2]
 
     def _solved_racks(self, frames: list[TrackFrame]) -> list[ShotEvent]:
         """The contacts of the hit racks whose `GAP_K` frames after the hit have come; the
