@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.stats import chi2
@@ -25,9 +24,6 @@ from tracking.fits import fit_line, kick_time, straight_velocities
 from tracking.geometry import closest_distance, closest_time, touch_roots
 from tracking.model import BALLS, CUE_ROW, TrackFrame
 from tracking.shared_impulses import Interval, Limits, shared_contacts
-
-if TYPE_CHECKING:
-    from tracking.rack_contacts import RackHit
 
 GAP_K = 4
 """Frames each side of a contact between two moving balls used to fit how fast the gap between
@@ -187,29 +183,6 @@ class BallContacts:
             alone = alone[self._geo.near_edge(p0[alone], wall_reach)]
         events += self._shared_contacts(live, f0, f1, scene, free, found, alone)
         return events
-
-    def _left_the_rack(self, live, p0, v_before, f0: TrackFrame) -> None:
-        """In the interval just after a rack's hit, its balls' velocities coming in: from
-        where each lay to where it is at f0, since the hit (the filter has not caught up with
-        a ball set moving inside the last interval)."""
-        for c in self._clusters:
-            if abs(c.t1 - f0.time) > 1e-9:
-                continue
-            hit = min(c.time) if c.time else None
-            if hit is None or f0.time - hit < 1e-3:
-                continue
-            for i, r in enumerate(c.members):
-                for k in np.flatnonzero(live == r):
-                    v_before[k] = (p0[k] - c.rest[i]) / (f0.time - hit)
-
-    def _in_rack_solve(self, pair: tuple[int, int], hit: RackHit | None, t0: float) -> bool:
-        """Whether a pair's contacts are left to a hit rack's share-out
-        (`tracking.rack_contacts`): every pair of its balls in the interval of the hit, and
-        its frozen pairs until it is solved. Two of its balls that were not frozen together
-        meet after the hit as any two balls do."""
-        if hit is not None and pair[0] in hit.members and pair[1] in hit.members:
-            return True
-        return self._rack_pairs.get(pair, -math.inf) >= t0
 
     def _shared_contacts(
         self, live, f0, f1, scene: Interval, free, found, alone

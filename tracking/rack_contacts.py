@@ -103,6 +103,29 @@ class RackContacts:
             return cluster
         return None
 
+    def _left_the_rack(self, live, p0, v_before, f0: TrackFrame) -> None:
+        """In the interval just after a rack's hit, its balls' velocities coming in: from
+        where each lay to where it is at f0, since the hit (the filter has not caught up with
+        a ball set moving inside the last interval)."""
+        for c in self._clusters:
+            if abs(c.t1 - f0.time) > 1e-9:
+                continue
+            hit = min(c.time) if c.time else None
+            if hit is None or f0.time - hit < 1e-3:
+                continue
+            for i, r in enumerate(c.members):
+                for k in np.flatnonzero(live == r):
+                    v_before[k] = (p0[k] - c.rest[i]) / (f0.time - hit)
+
+    def _in_rack_solve(self, pair: tuple[int, int], hit: RackHit | None, t0: float) -> bool:
+        """Whether a pair's contacts are left to a hit rack's share-out
+        (`_solve_cluster`): every pair of its balls in the interval of the hit, and
+        its frozen pairs until it is solved. Two of its balls that were not frozen together
+        meet after the hit as any two balls do."""
+        if hit is not None and pair[0] in hit.members and pair[1] in hit.members:
+            return True
+        return self._rack_pairs.get(pair, -math.inf) >= t0
+
     def _solve_cluster(self, c: RackHit, after: list[TrackFrame]) -> list[ShotEvent]:
         """Which touching pairs of a hit rack pushed on each other: momentum passes through
         frozen balls, so each ball leaves with the sum of the impulses of its contacts, along
