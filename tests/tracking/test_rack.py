@@ -100,9 +100,8 @@ def _played_out(positions, velocities, t0: float, seconds: float = 0.6, e: float
 
 def _at_hit(contacts: list[ShotEvent], t_hit: float) -> set[frozenset[BallId]]:
     """The pairs of the contacts timed within half a frame of the hit (the share-out times
-    them all at it). `_break`'s paths run straight on from the hit, through one another: in
-    most seeds the 1 catches the 5 a frame or so later, a contact of its own (found from 0.9
-    frames after the hit) that these paths do not play out."""
+    them all at it): the balls' later collisions (`_played_out`: the 1 catching the 5 a frame
+    or so after the hit, in most seeds) are contacts of their own."""
     return {frozenset(e.balls) for e in contacts if abs(e.time - t_hit) <= FRAME / 2}
 
 
