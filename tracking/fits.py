@@ -1,5 +1,6 @@
 """Least-squares lines through a few samples: the segmenter's velocity fits, where numpy's general
-fitting costs more than the fit; and when inside a frame interval a ball's velocity changed."""
+fitting costs more than the fit; when inside a frame interval a ball's velocity changed; and
+where a path that bent over a window of frames bent."""
 
 from __future__ import annotations
 
@@ -40,6 +41,25 @@ def fit_line(t: np.ndarray, y: np.ndarray, sigma: float) -> tuple[float, float, 
     if ss <= 0:
         return 0.0, math.inf, t_mean, y_mean
     return float(tc @ (y - y_mean)) / ss, sigma / math.sqrt(ss), t_mean, y_mean
+
+
+def knot_time(t: np.ndarray, y: np.ndarray, lo: float, hi: float, step: float) -> float:
+    """The time in [``lo``, ``hi``] (on a grid of ``step``) at which two lines, meeting there,
+    best explain the samples ``y`` (n, dims) at ``t``: when a ball's path bent at a contact.
+    Unlike one line fitted up to the contact, the frames past it pull the time no later. NaN
+    when no time on the grid has two samples each side."""
+    knots = np.arange(lo, hi + 0.5 * step, step)
+    # Two samples each side at least, or one of the lines is not determined.
+    ordered = np.sort(t)
+    knots = knots[(knots > ordered[1]) & (knots < ordered[-2])] if len(t) >= 4 else knots[:0]
+    if not len(knots):
+        return math.nan
+    s = t[None, :] - knots[:, None]
+    basis = np.stack([np.ones_like(s), np.minimum(s, 0.0), np.maximum(s, 0.0)], axis=-1)
+    normal = basis.transpose(0, 2, 1) @ basis
+    fitted = basis @ np.linalg.solve(normal, basis.transpose(0, 2, 1) @ y)
+    residual = ((fitted - y[None]) ** 2).sum(axis=(1, 2))
+    return float(knots[int(np.argmin(residual))])
 
 
 @njit(cache=True, nogil=True)
