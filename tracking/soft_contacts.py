@@ -13,7 +13,7 @@ import numpy as np
 from rules.balls import BallId
 from rules.events import EventKind, ShotEvent
 from tracking.cushion_contacts import SIGMA_CAP, SLOW_K, median_sigma, sides_between
-from tracking.fits import fit_line
+from tracking.fits import fit_line, knot_time
 from tracking.model import BALLS, CUE_ROW
 
 _SOFT_MIN_KICK = 40.0
@@ -34,12 +34,24 @@ one-frame test's threshold (its confidence under this) is dropped when the long 
 no turn: a slow ball rolling by a resting one within a few millimetres sets the one-frame test
 off on noise."""
 
-_RETIME_FRAMES = 6
+_RETIME_FRAMES = 8
 """At most how many frames earlier than the one-frame test found it a held contact is moved
 (`SoftContacts._retimed`)."""
 
 _SAME_S = 0.05
 """A contact noted within this of a held event, for the same pair, is that event."""
+
+_PARTED_MM = 3.0
+"""A pair's gap this much (plus the noise) over touching has visibly opened: a ball that
+followed the one it hit through (a follow-through re-contact leaves a true gap of 4-9 mm)."""
+
+_PARTED_FRAMES = 2
+"""Frames the gap must be seen open for, so that one bad detection does not part a pair."""
+
+_CLOSEST_RANK = 1
+"""The centre is the pair's closest when within the noise of this-ranked (from 0) smallest gap
+of the window: the second smallest, so one detection pulled a few millimetres towards the other
+ball does not hide a true contact."""
 
 _CONFIDENCE = 0.75
 """A soft contact is less sure than a clear kick: under the referee's review threshold."""
@@ -141,27 +153,32 @@ class SoftContacts:
         )
         turn = self._turn(ra, rb, span, sigma, ignore=event)
         if turn is None:
-            return event
+            # Too few frames to judge the turn; a line in and the bend can still time it.
+            times, seen = stack.times[span], stack.seen[span]
+            before, after = self._free_of_others(ra, rb, times, seen, ignore=event)
+            if len(before) < _MIN_SIDE or len(after) < 2:
+                return event
+            return self._retimed(event, ra, rb, span, sigma, before, after)
         if not turn[0]:
             return None if event.confidence < _CHECK_BELOW else event
-        return self._retimed(event, ra, rb, span, sigma, turn[2])
+        return self._retimed(event, ra, rb, span, sigma, turn[2], turn[3])
 
-    def _retimed(self, event, ra, rb, span, sigma, before) -> ShotEvent:
-        """``event`` at the time the pair's line in (fitted over the ``before`` frames, less
-        those at or after the touch it gives) puts them a diameter apart, when that is more
-        than a frame earlier and after the strike; else ``event``."""
+    def _retimed(self, event, ra, rb, span, sigma, before, after) -> ShotEvent:
+        """``event`` at the time the pair's line in puts them a diameter apart, when that is
+        more than a frame earlier and after the strike; else ``event``. The line in is fitted
+        over the ``before`` frames ahead of the bend in their relative position (`knot_time`
+        over ``before`` and ``after``): the event is late, so some of ``before`` are past the
+        touch, and a line fitted across it times the touch later still."""
         stack = self._window
         times = stack.times[span]
         rel = stack.points[span, rb] - stack.points[span, ra]
         step = float(times[-1] - times[-2])
-        t = event.time
-        for _ in range(3):
-            lines_in = [fit_line(times[before], rel[before, i], sigma) for i in (0, 1)]
-            t = self._soft_time(lines_in)
-            earlier = before[times[before] < t]
-            if len(earlier) == len(before) or len(earlier) < _MIN_SIDE:
-                break
+        both = np.concatenate([before, after])
+        bend = knot_time(times[both], rel[both], times[before[0]], times[after[-1]], step / 8)
+        earlier = before[times[before] < bend] if math.isfinite(bend) else before
+        if len(earlier) >= _MIN_SIDE:
             before = earlier
+        t = self._soft_time([fit_line(times[before], rel[before, i], sigma) for i in (0, 1)])
         late = event.time - t
         if not (step < late <= _RETIME_FRAMES * step) or t <= self._strike_time:
             return event
@@ -175,8 +192,6 @@ class SoftContacts:
         times = stack.times[span]
         key = (min(ra, rb), max(ra, rb))
         reach = k * (times[1] - times[0])
-        if abs(self._pair_last.get(key, -math.inf) - times[k]) <= reach:
-            return None
         if times[k] - self._overlapped.get(key, -math.inf) <= 2 * reach:
             return None
         rel = stack.points[span, rb] - stack.points[span, ra]
@@ -185,7 +200,10 @@ class SoftContacts:
             median_sigma(stack.measured_sigma[span, ra]),
             median_sigma(stack.measured_sigma[span, rb]),
         )
-        if not dist[k] <= np.nanmin(dist) + 2 * sigma:
+        last = self._pair_last.get(key, -math.inf)
+        if abs(last - times[k]) <= reach and not self._parted(dist, times, last, sigma):
+            return None
+        if not self._closest_here(dist, sigma):
             return None  # not at their closest here
         if any(p.pair == key for p in self._pending) or self._in_the_air(ra, rb):
             return None
@@ -210,6 +228,22 @@ class SoftContacts:
             confidence=_CONFIDENCE,
             time_uncertainty=half,
         )
+
+    def _closest_here(self, dist: np.ndarray, sigma: float) -> bool:
+        """Whether the pair is at its closest at the window's centre, within the noise."""
+        seen = np.sort(dist[np.isfinite(dist)])
+        if not len(seen):
+            return False
+        return bool(dist[SLOW_K] <= seen[min(_CLOSEST_RANK, len(seen) - 1)] + 2 * sigma)
+
+    def _parted(self, dist: np.ndarray, times: np.ndarray, last: float, sigma: float) -> bool:
+        """Whether the pair's gap visibly opened between its contact at ``last`` and the
+        window's centre (either side): then a turn at the centre is another contact of theirs
+        (a ball that followed the one it hit, and caught it again), not that one seen again."""
+        lo, hi = sorted((last, float(times[SLOW_K])))
+        between = (times > lo) & (times < hi)
+        opened = dist[between] > self._d + _PARTED_MM + 2 * sigma
+        return int(np.count_nonzero(opened)) >= _PARTED_FRAMES
 
     def _turn(self, ra: int, rb: int, span: slice, sigma: float, ignore: ShotEvent | None = None):
         """(turned, lines in, frames before, frames after) of the pair's relative position

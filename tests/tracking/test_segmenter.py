@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -716,6 +718,52 @@ def test_a_slow_ball_grazing_another_touched_it_rule_3_18() -> None:
     for seed in range(4):
         found = run(render(sim, seed), sim.signals).of_kind(EventKind.BALL_BALL)
         assert matched(truth, found, 2 * FRAME) == (1, 0, 0)
+
+
+def _pulled(detections: Detections, ball: BallId, towards: BallId, mm: float) -> Detections:
+    """``detections`` with ``ball``'s centre put ``mm`` nearer ``towards``'s (a centre vision
+    pulled towards the ball beside it), its sigma unchanged."""
+    rows = [int(np.argmax(detections.identity[:, BALL_ORDER.index(b)])) for b in (ball, towards)]
+    positions = detections.positions.copy()
+    way = positions[rows[1]] - positions[rows[0]]
+    positions[rows[0]] += mm * way / np.hypot(*way)
+    return dataclasses.replace(detections, positions=positions)
+
+
+@pytest.mark.parametrize("frames_off", [-9, 6, 9])
+def test_a_slow_graze_is_found_past_one_centre_pulled_towards_the_other_ball_rule_3_18(
+    frames_off: int,
+) -> None:
+    # The slow graze above, with the 5 seen 6 mm nearer the cue ball in one frame a few frames
+    # off the touch: that frame is the pair's nearest, yet the touch is where they were closest.
+    sim = simulate({"cue": (-300.0, 0.0), "5": (0.0, 52.0)}, (350.0, 0.0), decel=100.0)
+    truth = sim.of_kind(EventKind.BALL_BALL)
+    at = round(truth[0].time / FRAME) + frames_off
+    for seed in range(8):
+        seen = render(sim, seed)
+        seen[at] = _pulled(seen[at], BallId.FIVE, BallId.CUE, 6.0)
+        found = run(seen, sim.signals).of_kind(EventKind.BALL_BALL)
+        assert matched(truth, found, 2 * FRAME) == (1, 0, 0), seed
+
+
+@pytest.mark.parametrize(
+    ("speed", "gap"), [(250.0, 10.0), (250.0, 15.0), (250.0, 20.0), (300.0, 15.0)]
+)
+def test_a_ball_rebounding_off_a_near_cushion_into_the_one_that_hit_it_touched_it_twice_rule_3_18(
+    speed: float, gap: float
+) -> None:
+    # The cue ball rolls slowly into the 5, resting a few millimetres off the end cushion: the
+    # 5 comes off the cushion back into the cue ball, now at rest where it stopped, a tenth to a
+    # third of a second after the first touch. The second touch is its own contact, though the
+    # pair's first is still within the long windows; the slow 5 moves the resting cue ball so
+    # gently that one frame's velocities show it frames late.
+    five_x = TABLE.length / 2 - TABLE.ball_diameter / 2 - gap
+    sim = simulate({"cue": (five_x - 300.0, 0.0), "5": (five_x, 0.0)}, (speed, 0.0), decel=100.0)
+    truth = sim.of_kind(EventKind.BALL_BALL)
+    assert [e.balls for e in truth] == [(BallId.CUE, BallId.FIVE)] * 2
+    for seed in range(6):
+        found = run(render(sim, seed, sigma=0.8), sim.signals).of_kind(EventKind.BALL_BALL)
+        assert matched(truth, found, 2 * FRAME) == (2, 0, 0), seed
 
 
 @pytest.mark.parametrize(("gap", "speed"), [(4.8, 150.0), (3.4, 200.0)])
