@@ -140,7 +140,8 @@ class SoftContacts:
         slow ball rolling by a resting one within millimetres sets the one-frame test off on
         noise); re-timed where the line in puts the two a diameter apart, when that is over a
         frame earlier (a slow kick shows in one frame's velocities only frames after the
-        touch); else as it was. Too few free frames, or a ball in the air: as it was."""
+        touch); else as it was. Too few free frames to judge the turn: only re-timed (when a
+        line in and two frames after remain). A ball in the air: as it was."""
         ra, rb = (BALLS.index(b) for b in event.balls)
         stack = self._window
         if not (stack.on_table[span, ra].all() and stack.on_table[span, rb].all()):
@@ -186,8 +187,9 @@ class SoftContacts:
 
     def _soft_pair(self, ra: int, rb: int, span: slice) -> ShotEvent | None:
         """The soft contact of balls ``ra`` and ``rb`` at the window's centre, or None: not at
-        their closest there, a contact of theirs already found within the window, one of them
-        in the air (passing over the other), or no clear turn of their relative velocity."""
+        their closest there, a contact of theirs already found within the window with no
+        visible parting since (`_parted`), one of them in the air (passing over the other), or
+        no clear turn of their relative velocity."""
         stack, k = self._window, SLOW_K
         times = stack.times[span]
         key = (min(ra, rb), max(ra, rb))
