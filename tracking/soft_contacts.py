@@ -6,6 +6,7 @@ relative position each side, as the cushion rebound test does for a ball and a n
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 
 import numpy as np
@@ -52,6 +53,7 @@ _CLOSEST_RANK = 1
 """The centre is the pair's closest when within the noise of this-ranked (from 0) smallest gap
 of the window: the second smallest, so one detection pulled a few millimetres towards the other
 ball does not hide a true contact."""
+
 
 _CONFIDENCE = 0.75
 """A soft contact is less sure than a clear kick: under the referee's review threshold."""
@@ -250,7 +252,8 @@ class SoftContacts:
     def _turn(self, ra: int, rb: int, span: slice, sigma: float, ignore: ShotEvent | None = None):
         """(turned, lines in, frames before, frames after) of the pair's relative position
         about the window's centre, or None when too few frames each side are free of the two
-        balls' other contacts (``ignore``: the contact judged, if any). Turned: the two were
+        balls' other contacts (``ignore``: the contact judged, if any; for a soft contact, one
+        fit bending at each of those contacts, `_knotted`, may still judge it). Turned: the two were
         closing, and their relative velocity changed along the line of centres by more than
         `_SOFT_MIN_KICK` and the noise, and little across it. (How fast they closed is not
         compared with the change: at speed, a few milliseconds' error in the touch's time turns
@@ -258,14 +261,17 @@ class SoftContacts:
         stack, k = self._window, SLOW_K
         times = stack.times[span]
         before, after = self._free_of_others(ra, rb, times, stack.seen[span], ignore)
-        if len(before) < _MIN_SIDE or len(after) < _MIN_SIDE:
-            return None
         rel = stack.points[span, rb] - stack.points[span, ra]
-        lines_in = [fit_line(times[before], rel[before, i], sigma) for i in (0, 1)]
-        lines_out = [fit_line(times[after], rel[after, i], sigma) for i in (0, 1)]
+        if len(before) >= _MIN_SIDE and len(after) >= _MIN_SIDE:
+            fitted = _two_lines(times, rel, sigma, before, after)
+        elif ignore is None:
+            fitted = self._knotted(ra, rb, times, rel, stack.seen[span], sigma, before, after)
+        else:
+            fitted = None
+        if fitted is None:
+            return None
+        lines_in, change, noise = fitted
         v_in = np.array([line[0] for line in lines_in])
-        change = np.array([line[0] for line in lines_out]) - v_in
-        noise = math.hypot(lines_in[0][1], lines_out[0][1])
         # The line of centres when they touched: where the line in puts the pair then (a fast
         # pair has turned about each other by the centre frame).
         t = times[k] if ignore is None else ignore.time
@@ -280,6 +286,42 @@ class SoftContacts:
             and closing > 0
         )
         return turned, lines_in, before, after
+
+    def _knotted(self, ra, rb, times, rel, seen, sigma, before, after):
+        """(lines in, change of the relative velocity at the centre, its noise) from one fit
+        of the pair's relative position over the whole window, bending at the centre and at
+        each other contact of the two balls (`_their_other_contacts`): in a dense sequence the
+        frames free of those leave too few each side for `_turn`'s two lines, but positions run
+        on through a contact and the frames past it still pin the lines next to the centre. None
+        when no frame next to the centre is free on either side, either side has under
+        `_MIN_SIDE` frames, or a stretch between bends has none."""
+        k = SLOW_K
+        both = np.flatnonzero(seen[:, ra] & seen[:, rb])
+        if not len(before) or not len(after):
+            return None
+        if np.count_nonzero(both < k) < _MIN_SIDE or np.count_nonzero(both > k) < _MIN_SIDE:
+            return None
+        t = times[both]
+        centre = float(times[k])
+        others = [c for c in self._their_other_contacts(ra, rb) if t[0] < c < t[-1] and c != centre]
+        knots = sorted([*others, centre])
+        bounds = [-math.inf, *knots, math.inf]
+        if any(not np.any((t > lo) & (t <= hi)) for lo, hi in itertools.pairwise(bounds)):
+            return None
+        bends = [np.maximum(t - c, 0.0) for c in knots]
+        design = np.stack([np.ones_like(t), t - centre, *bends], axis=1)
+        coef = np.linalg.lstsq(design, rel[both], rcond=None)[0]
+        cov = np.linalg.pinv(design.T @ design) * sigma * sigma
+        at = 2 + knots.index(centre)
+        # The slope coming in is the first slope plus every bend before the centre's.
+        slope_in = np.zeros(len(coef))
+        slope_in[1:at] = 1.0
+        t0 = float(times[before[-1]])
+        row = np.array([1.0, t0 - centre, *(max(t0 - c, 0.0) for c in knots)])
+        v_in, y0 = slope_in @ coef, row @ coef
+        v_sigma = math.sqrt(float(slope_in @ cov @ slope_in))
+        lines_in = [(float(v_in[i]), v_sigma, t0, float(y0[i])) for i in (0, 1)]
+        return lines_in, coef[at], math.sqrt(float(cov[at, at]))
 
     def _soft_time(self, lines_in) -> float:
         """When the relative position, carried on along its line in, is one diameter long; or,
@@ -300,8 +342,15 @@ class SoftContacts:
 
     def _free_of_others(self, ra, rb, times: np.ndarray, seen: np.ndarray, ignore=None):
         """The frames each side of the window's centre on which both balls were seen and
-        neither was in another contact (with a ball, found or pending, a cushion, the cue or a
-        hand) since or until."""
+        neither was in another contact (`_their_other_contacts`) since or until."""
+        contacts = self._their_other_contacts(ra, rb, ignore)
+        return sides_between(times, seen[:, ra] & seen[:, rb], contacts)
+
+    def _their_other_contacts(
+        self, ra: int, rb: int, ignore: ShotEvent | None = None
+    ) -> list[float]:
+        """When either ball was last in another contact: with a ball (found or pending), a
+        cushion, the cue or a hand (``ignore``: the contact judged, if any)."""
         judged = None if ignore is None else _pair_of(ignore)
         contacts = [
             t
@@ -314,7 +363,16 @@ class SoftContacts:
         contacts += [self._disturbed_last.get(r, -math.inf) for r in (ra, rb)]
         if CUE_ROW in (ra, rb):
             contacts.append(self._strike_time)
-        return sides_between(times, seen[:, ra] & seen[:, rb], contacts)
+        return contacts
+
+
+def _two_lines(times, rel, sigma: float, before, after):
+    """(lines in, change of the relative velocity, its noise) from lines fitted to the pair's
+    relative position over the ``before`` and ``after`` frames."""
+    lines_in = [fit_line(times[before], rel[before, i], sigma) for i in (0, 1)]
+    lines_out = [fit_line(times[after], rel[after, i], sigma) for i in (0, 1)]
+    change = np.array([out[0] - into[0] for into, out in zip(lines_in, lines_out, strict=True)])
+    return lines_in, change, math.hypot(lines_in[0][1], lines_out[0][1])
 
 
 def _pair_of(event: ShotEvent) -> tuple[int, int]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 import pytest
@@ -764,6 +765,27 @@ def test_a_ball_rebounding_off_a_near_cushion_into_the_one_that_hit_it_touched_i
     for seed in range(6):
         found = run(render(sim, seed, sigma=0.8), sim.signals).of_kind(EventKind.BALL_BALL)
         assert matched(truth, found, 2 * FRAME) == (2, 0, 0), seed
+
+
+@pytest.mark.parametrize("ahead", [6.0, 10.0])
+def test_a_slow_graze_just_before_a_full_hit_is_found_rule_3_18(ahead: float) -> None:
+    # The cue ball at 26 cm/s shaves the 5 and two or three frames later hits the 6, resting
+    # just ahead of it, full. Too few frames between the two contacts for lines each side of
+    # the graze; one fit bending at both still shows the cue ball's path turn off the 5.
+    y = 55.0
+    six_x = -math.sqrt(TABLE.ball_diameter**2 - y * y) + ahead + TABLE.ball_diameter
+    sim = simulate(
+        {"cue": (-300.0, 0.0), "5": (0.0, y), "6": (six_x, 0.0)}, (350.0, 0.0), decel=100.0
+    )
+    truth = sim.of_kind(EventKind.BALL_BALL)
+    assert [e.balls for e in truth] == [(BallId.CUE, BallId.FIVE), (BallId.CUE, BallId.SIX)]
+    grazes = 0
+    for seed in range(8):
+        found = run(render(sim, seed), sim.signals).of_kind(EventKind.BALL_BALL)
+        tp, fp, _ = matched(truth, found, 2 * FRAME)
+        assert fp == 0 and any(e.balls == truth[1].balls for e in found), seed
+        grazes += tp == 2
+    assert grazes >= 6
 
 
 @pytest.mark.parametrize(("gap", "speed"), [(4.8, 150.0), (3.4, 200.0)])
