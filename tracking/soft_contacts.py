@@ -54,7 +54,6 @@ _CLOSEST_RANK = 1
 of the window: the second smallest, so one detection pulled a few millimetres towards the other
 ball does not hide a true contact."""
 
-
 _CONFIDENCE = 0.75
 """A soft contact is less sure than a clear kick: under the referee's review threshold."""
 
