@@ -259,12 +259,14 @@ class SoftContacts:
         the line of centres by degrees, and a graze's closing speed with it.)"""
         stack, k = self._window, SLOW_K
         times = stack.times[span]
-        before, after = self._free_of_others(ra, rb, times, stack.seen[span], ignore)
+        seen = stack.seen[span, ra] & stack.seen[span, rb]
+        others = self._their_other_contacts(ra, rb, ignore)
+        before, after = sides_between(times, seen, others)
         rel = stack.points[span, rb] - stack.points[span, ra]
         if len(before) >= _MIN_SIDE and len(after) >= _MIN_SIDE:
             fitted = _two_lines(times, rel, sigma, before, after)
         elif ignore is None:
-            fitted = self._knotted(ra, rb, times, rel, stack.seen[span], sigma, before, after)
+            fitted = _knotted(times, rel, seen, sigma, others, before, after)
         else:
             fitted = None
         if fitted is None:
@@ -285,42 +287,6 @@ class SoftContacts:
             and closing > 0
         )
         return turned, lines_in, before, after
-
-    def _knotted(self, ra, rb, times, rel, seen, sigma, before, after):
-        """(lines in, change of the relative velocity at the centre, its noise) from one fit
-        of the pair's relative position over the whole window, bending at the centre and at
-        each other contact of the two balls (`_their_other_contacts`): in a dense sequence the
-        frames free of those leave too few each side for `_turn`'s two lines, but positions run
-        on through a contact and the frames past it still pin the lines next to the centre. None
-        when no frame next to the centre is free on either side, either side has under
-        `_MIN_SIDE` frames, or a stretch between bends has none."""
-        k = SLOW_K
-        both = np.flatnonzero(seen[:, ra] & seen[:, rb])
-        if not len(before) or not len(after):
-            return None
-        if np.count_nonzero(both < k) < _MIN_SIDE or np.count_nonzero(both > k) < _MIN_SIDE:
-            return None
-        t = times[both]
-        centre = float(times[k])
-        others = [c for c in self._their_other_contacts(ra, rb) if t[0] < c < t[-1] and c != centre]
-        knots = sorted([*others, centre])
-        bounds = [-math.inf, *knots, math.inf]
-        if any(not np.any((t > lo) & (t <= hi)) for lo, hi in itertools.pairwise(bounds)):
-            return None
-        bends = [np.maximum(t - c, 0.0) for c in knots]
-        design = np.stack([np.ones_like(t), t - centre, *bends], axis=1)
-        coef = np.linalg.lstsq(design, rel[both], rcond=None)[0]
-        cov = np.linalg.pinv(design.T @ design) * sigma * sigma
-        at = 2 + knots.index(centre)
-        # The slope coming in is the first slope plus every bend before the centre's.
-        slope_in = np.zeros(len(coef))
-        slope_in[1:at] = 1.0
-        t0 = float(times[before[-1]])
-        row = np.array([1.0, t0 - centre, *(max(t0 - c, 0.0) for c in knots)])
-        v_in, y0 = slope_in @ coef, row @ coef
-        v_sigma = math.sqrt(float(slope_in @ cov @ slope_in))
-        lines_in = [(float(v_in[i]), v_sigma, t0, float(y0[i])) for i in (0, 1)]
-        return lines_in, coef[at], math.sqrt(float(cov[at, at]))
 
     def _soft_time(self, lines_in) -> float:
         """When the relative position, carried on along its line in, is one diameter long; or,
@@ -348,8 +314,8 @@ class SoftContacts:
     def _their_other_contacts(
         self, ra: int, rb: int, ignore: ShotEvent | None = None
     ) -> list[float]:
-        """When either ball was last in another contact: with a ball (found or pending), a
-        cushion, the cue or a hand (``ignore``: the contact judged, if any)."""
+        """The times of either ball's other contacts: with a ball (found or pending), a cushion
+        (the last off each), the cue or a hand (``ignore``: the contact judged, if any)."""
         judged = None if ignore is None else _pair_of(ignore)
         contacts = [
             t
@@ -372,6 +338,43 @@ def _two_lines(times, rel, sigma: float, before, after):
     lines_out = [fit_line(times[after], rel[after, i], sigma) for i in (0, 1)]
     change = np.array([out[0] - into[0] for into, out in zip(lines_in, lines_out, strict=True)])
     return lines_in, change, math.hypot(lines_in[0][1], lines_out[0][1])
+
+
+def _knotted(times, rel, seen, sigma: float, others: list[float], before, after):
+    """(lines in, change of the relative velocity at the centre, its noise) from one fit of a
+    pair's relative position ``rel`` over the frames both were ``seen`` on, bending at the
+    centre and at each of the two balls' ``others`` contacts (times): in a dense sequence the
+    frames free of those leave too few each side for `_turn`'s two lines, but positions run on
+    through a contact and the frames past it still pin the lines next to the centre. None when
+    no frame next to the centre is free on either side, either side has under `_MIN_SIDE`
+    frames, or a stretch between bends has none."""
+    k = SLOW_K
+    both = np.flatnonzero(seen)
+    if not len(before) or not len(after):
+        return None
+    if np.count_nonzero(both < k) < _MIN_SIDE or np.count_nonzero(both > k) < _MIN_SIDE:
+        return None
+    t = times[both]
+    centre = float(times[k])
+    inside = [c for c in others if t[0] < c < t[-1] and c != centre]
+    knots = sorted([*inside, centre])
+    bounds = [-math.inf, *knots, math.inf]
+    if any(not np.any((t > lo) & (t <= hi)) for lo, hi in itertools.pairwise(bounds)):
+        return None
+    bends = [np.maximum(t - c, 0.0) for c in knots]
+    design = np.stack([np.ones_like(t), t - centre, *bends], axis=1)
+    coef = np.linalg.lstsq(design, rel[both], rcond=None)[0]
+    cov = np.linalg.pinv(design.T @ design) * sigma * sigma
+    at = 2 + knots.index(centre)
+    # The slope coming in is the first slope plus every bend before the centre's.
+    slope_in = np.zeros(len(coef))
+    slope_in[1:at] = 1.0
+    t0 = float(times[before[-1]])
+    row = np.array([1.0, t0 - centre, *(max(t0 - c, 0.0) for c in knots)])
+    v_in, y0 = slope_in @ coef, row @ coef
+    v_sigma = math.sqrt(float(slope_in @ cov @ slope_in))
+    lines_in = [(float(v_in[i]), v_sigma, t0, float(y0[i])) for i in (0, 1)]
+    return lines_in, coef[at], math.sqrt(float(cov[at, at]))
 
 
 def _pair_of(event: ShotEvent) -> tuple[int, int]:
