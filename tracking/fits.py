@@ -43,6 +43,42 @@ def fit_line(t: np.ndarray, y: np.ndarray, sigma: float) -> tuple[float, float, 
     return float(tc @ (y - y_mean)) / ss, sigma / math.sqrt(ss), t_mean, y_mean
 
 
+def launch_velocity(
+    t: np.ndarray, pts: np.ndarray, t_hit: float, sliding_decel: float, sigma: float
+) -> tuple[np.ndarray, float]:
+    """The velocity at ``t_hit`` of a ball struck from rest through its centre, from its
+    centres ``pts`` (n, 2) at ``t`` after it, and that velocity's sigma per axis for centre
+    noise ``sigma``. Struck without spin, the ball slides, friction slowing it at
+    ``sliding_decel`` (mm/s^2) along its straight path until it rolls at 5/7 of its launch
+    speed: a line through its centres gives its velocity in the middle of the frames, a few
+    tens of mm/s slower than at the hit."""
+    velocity, spread = np.zeros(2), math.inf
+    abscissa = t
+    for _ in range(3):
+        velocity, spread = _slopes(abscissa, pts, sigma)
+        speed = float(np.hypot(*velocity))
+        if speed <= 0.0 or sliding_decel <= 0.0:
+            break
+        abscissa = _slide_then_roll(t - t_hit, speed, sliding_decel)
+    return velocity, spread
+
+
+def _slopes(abscissa: np.ndarray, pts: np.ndarray, sigma: float) -> tuple[np.ndarray, float]:
+    x, spread, _, _ = fit_line(abscissa, pts[:, 0], sigma)
+    y = fit_line(abscissa, pts[:, 1], sigma)[0]
+    return np.array([x, y]), spread
+
+
+def _slide_then_roll(tau: np.ndarray, speed: float, decel: float) -> np.ndarray:
+    """How far a ball launched at ``speed`` without spin has gone ``tau`` s after, per unit
+    launch speed: sliding with ``decel`` until its speed is 5/7 of the launch's (the
+    rolling speed of a ball whose spin friction built up), then rolling on."""
+    tau = np.maximum(tau, 0.0)
+    rolls = 2.0 * speed / (7.0 * decel)
+    slid = np.minimum(tau, rolls)
+    return slid - 0.5 * decel * slid**2 / speed + 5 / 7 * (tau - slid)
+
+
 def knot_time(t: np.ndarray, y: np.ndarray, lo: float, hi: float, step: float) -> float:
     """The time in [``lo``, ``hi``] (on a grid of ``step``) at which two lines, meeting there,
     best explain the samples ``y`` (n, dims) at ``t``: when a ball's path bent at a contact.

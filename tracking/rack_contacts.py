@@ -12,7 +12,7 @@ from scipy.optimize import nnls
 
 from rules.events import EventKind, ShotEvent
 from tracking.ball_contacts import GAP_K
-from tracking.fits import fit_slope
+from tracking.fits import launch_velocity
 from tracking.geometry import touch_roots
 from tracking.model import BALLS, TrackFrame
 from tracking.shared_impulses import linked_to, push_column
@@ -130,12 +130,15 @@ class RackContacts:
         """Which touching pairs of a hit rack pushed on each other: momentum passes through
         frozen balls, so each ball leaves with the sum of the impulses of its contacts, along
         their lines of centres. The impulses (non-negative: balls only push) are solved by
-        least squares from how each ball left, fitted over the frames after the hit; a pair
+        least squares from how each ball left, fitted over the frames after the hit to a ball
+        launched sliding (`fits.launch_velocity`: a line misses its launch by as much as
+        the smallest push counted); a pair
         whose impulse is lost in the noise did not (visibly) touch. A rack has more contacts
         than its balls have degrees of freedom (30 against 27 for fifteen balls), but pushes
         cannot pull: from exact velocities this finds exactly the pairs the virtual table's
         breaks pushed through."""
         m = len(c.members)
+        hit = min(c.time) if c.time else c.t1 - 0.5 * (after[1].time - after[0].time)
         v_after = np.zeros((m, 2))
         sig = []
         for i, r in enumerate(c.members):
@@ -143,8 +146,7 @@ class RackContacts:
             t = np.array([f.time for f in mine])
             pts = np.array([f.measured[r] if f.seen[r] else f.positions[r] for f in mine])
             sigma = float(np.nanmedian([f.measured_sigma[r] for f in mine if f.seen[r]] or [2.0]))
-            for axis in (0, 1):
-                v_after[i, axis], s_v = fit_slope(t, pts[:, axis], sigma)
+            v_after[i], s_v = launch_velocity(t, pts, hit, self.config.sliding_decel, sigma)
             sig.append(s_v)
         t = np.array([f.time for f in after])
         columns = []
@@ -164,7 +166,7 @@ class RackContacts:
         # expected, not a surprise among noise: a smaller impulse than the pair test's kick
         # counts.
         threshold = max(_RACK_MIN_PUSH, _RACK_SIGMAS * noise)
-        time = min(c.time) if c.time else c.t1 - 0.5 * (t[1] - t[0])
+        time = hit
         events = []
         for (i, j), lam in zip(c.edges, impulse[: len(c.edges)], strict=True):
             if lam < threshold:

@@ -66,6 +66,10 @@ class SegmenterConfig:
             back (3.28). None: no lamp is watched.
         rolling_decel: The cloth's rolling resistance, mm/s^2 (the tracker's): a slow ball's
             distance to a cushion bends with it over a rebound test's frames.
+        sliding_decel: How fast a sliding ball slows, mm/s^2 (mu_s g: 0.2 x 9.81 m/s^2 on
+            a usual cloth): a racked ball leaves the rack sliding, and a line through its next
+            few centres gives its velocity some 60 mm/s under its launch's
+            (`fits.launch_velocity`).
     """
 
     touch_tolerance_mm: float = 12.0
@@ -76,6 +80,7 @@ class SegmenterConfig:
     camera_height_mm: float | None = None
     light_height_mm: float | None = None
     rolling_decel: float = TrackerConfig().rolling_decel
+    sliding_decel: float = 1960.0
 
 
 class Segmenter(
