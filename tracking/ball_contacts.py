@@ -144,7 +144,10 @@ class BallContacts:
         near &= kicked[:, None] | kicked[None, :]
         self._scene = (live, p0, v_before)
         cluster = self._cluster_hit(live, f0, f1, p0, v_before, gaps, kicked, reach)
-        held = self._since(self._held, live, f0.time, strict=False)
+        if cluster is None:
+            cluster = self._pack_hit(live, f0, f1, p0, v_before, gaps, kicked)
+        racked = self._since(self._held, live, f0.time, strict=False)
+        held = racked | self._since(self._packed, live, f0.time, strict=False)
         found: set[tuple[int, int]] = set()
         for a, b in zip(*np.nonzero(near & upper), strict=True):
             key = (min(live[a], live[b]), max(live[a], live[b]))
@@ -176,7 +179,7 @@ class BallContacts:
         # it. In a rattle the jaws turn it every frame or two, and a ball followed into a
         # cushion by another is struck back into it a frame after its rebound: too often for
         # the rebound test's windows.
-        alone = np.flatnonzero(kicked & f0.moving[live] & ~held)
+        alone = np.flatnonzero(kicked & f0.moving[live] & ~racked)
         if len(alone):
             speed = np.hypot(*v_before[alone].T)
             wall_reach = self._d / 2 + self.config.touch_tolerance_mm + speed * dt

@@ -83,6 +83,13 @@ class TableCache:
         s /= self.wall_lengths_sq
         return np.flatnonzero((s >= -margin) & (s <= 1.0 + margin))
 
+    def walls_within(self, point: np.ndarray, reach: float) -> np.ndarray:
+        """Indices of the walls ``point`` lies along and within ``reach`` of (on the table's
+        side): the cushions a ball there may push on."""
+        along = self.walls_along(point)
+        dist = np.einsum("wi,wi->w", point - self.wall_starts[along], self.wall_normals[along])
+        return along[dist <= reach]
+
     def near_edge(self, points: np.ndarray, reach: float) -> np.ndarray:
         """Which of ``points`` (n, 2) lie within ``reach`` of a cushion nose line (`edge_gap`):
         only those can be in a pocket opening, for ``reach`` of a ball width."""

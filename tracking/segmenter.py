@@ -14,7 +14,7 @@ rest ends the shot (rule 3.15): the tracker's rest test (`TrackerConfig.rest_win
 ball is still, and the event's time is when the last ball stopped.
 
 The work is split by kind of event, one part of the `Segmenter` class per module over the state
-set up here: `tracking.ball_contacts`, `tracking.rack_contacts` (a rack hit at rest),
+set up here: `tracking.ball_contacts`, `tracking.rack_contacts` (a rack or a pack hit),
 `tracking.soft_contacts`, `tracking.cushion_contacts`, `tracking.presses` (a ball struck into a
 cushion), `tracking.starts` (strike, disturbances) and `tracking.endings` (pockets, departures,
 rest).
@@ -108,6 +108,7 @@ class Segmenter(
             np.zeros((0, 2)),
         )
         self._held: dict[int, float] = {}
+        self._packed: dict[int, float] = {}  # balls of a pack hit, until it is solved
         self._rack_pairs: dict[tuple[int, int], float] = {}  # frozen pair -> held until
         self._in_shot = False
         self._pair_last: dict[tuple[int, int], float] = {}

@@ -194,13 +194,9 @@ def _wall_columns(scene: Interval, members: list[int], geo: TableCache, limits: 
     cols, pushed = [], []
     for i, k in enumerate(members):
         mid = scene.p0[k] + scene.v_before[k] * 0.5 * scene.dt
-        along = geo.walls_along(mid)
-        if not len(along):
-            continue
-        dist = np.einsum("wi,wi->w", mid - geo.wall_starts[along], geo.wall_normals[along])
         reach = limits.diameter / 2 + limits.tolerance
         reach += float(np.hypot(*scene.v_before[k])) * scene.dt
-        for w in along[dist <= reach]:
+        for w in geo.walls_within(mid, reach):
             col = np.zeros(2 * len(members))
             col[2 * i : 2 * i + 2] = geo.wall_normals[w]
             cols.append(col)

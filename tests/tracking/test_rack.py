@@ -260,3 +260,70 @@ def test_two_racked_balls_that_were_not_touching_collide_during_the_hit(seed: in
     # The 5 leaves with the 2's blow, not the rack's: its velocity for the share-out is the
     # one before it (at rest), and the 3 and the 4, which never moved, pushed on nothing.
     assert frozenset((BallId.THREE, BallId.FOUR)) not in _at_hit(contacts, t_hit)
+
+
+def _pack(seed: int, shape: str, speed: float = 2500.0):
+    """Three balls rolling on pressed together at 600 mm/s along +x from 0.2 s (a ``line``,
+    or a ``wedge``: one ahead of two side by side), and the 4 rolling after them at
+    ``speed`` along their line, from 0.2 s, until it hits the last of them; all collide as the
+    virtual table's cluster contact says. Returns the paths, the hit time and the pairs that
+    carried an impulse."""
+    rng = np.random.default_rng(seed)
+    step = D + 0.1
+    back = -step * np.sqrt(3) / 2
+    if shape == "line":
+        spots = np.array([(0.0, 0.0), (-step, 0.0), (-2 * step, 0.0)])
+    else:
+        spots = np.array([(0.0, 0.0), (back, step / 2), (back, -step / 2)])
+    pack = list(spots + np.array([-200.0, 30.0]) + rng.uniform(-0.02, 0.02, spots.shape))
+    last = min(pack, key=lambda p: p[0])
+    aim = last[1] + rng.uniform(-8.0, 8.0)
+    start = np.array([last[0] - np.sqrt(D**2 - (aim - last[1]) ** 2) - 500.0, aim])
+    t_hit = 0.2 + 500.0 / (speed - 600.0)
+    at_hit = [p + np.array([600.0 * (t_hit - 0.2), 0.0]) for p in pack]
+    hitter = start + np.array([speed * (t_hit - 0.2), 0.0])
+    positions = [hitter, *at_hit]
+    balls = [BallId.FOUR, BallId.ONE, BallId.TWO, BallId.THREE]
+    contacts = [
+        (i, j)
+        for i, j in itertools.combinations(range(len(positions)), 2)
+        if np.hypot(*np.subtract(positions[i], positions[j])) < D + 0.5
+    ]
+    before = [(speed, 0.0)] + [(600.0, 0.0)] * 3
+    after, impulses = simultaneous(positions, before, contacts, 0.95)
+    pushed = {
+        frozenset((balls[i], balls[j]))
+        for (i, j), lam in zip(contacts, impulses, strict=True)
+        if lam > 1e-9 and i > 0
+    }
+    legs = _played_out(positions, after, t_hit)
+    origins = [start, *pack]
+
+    def path(k: int):
+        def at(t: float) -> tuple[float, float]:
+            if t < t_hit:
+                moved = np.array(before[k]) * max(0.0, t - 0.2)
+                return tuple(origins[k] + moved)
+            t0, p, v = next(leg for leg in reversed(legs[k]) if leg[0] <= t)
+            return tuple(p + v * (t - t0))
+
+        return at
+
+    paths = {b: path(k) for k, b in enumerate(balls)}
+    paths[BallId.CUE] = lambda t: (-1000.0, -400.0)
+    return paths, t_hit, pushed
+
+
+@pytest.mark.parametrize("shape", ["line", "wedge"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_pack_struck_from_behind_passes_the_blow_through_its_pressed_pairs(
+    shape: str, seed: int
+) -> None:
+    # Balls leaving a rack often roll on pressed together; struck, the pack passes the blow
+    # on at once, as a rack does, and its pairs are shared out from how each ball's velocity
+    # changed, not judged one by one.
+    paths, t_hit, pushed = _pack(seed, shape)
+    found = run(_detections(paths, t_hit + 0.4, seed)).of_kind(EventKind.BALL_BALL)
+    packed = {BallId.ONE, BallId.TWO, BallId.THREE}
+    at_hit = {frozenset(e.balls) for e in found if abs(e.time - t_hit) <= 2 * FRAME}
+    assert {pair for pair in at_hit if pair <= packed} == pushed
