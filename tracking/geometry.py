@@ -58,6 +58,7 @@ class TableCache:
         self.wall_alongs = np.array([w.along for w in self.walls])
         self.wall_normals = np.array([w.normal for w in self.walls])
         self.wall_lengths_sq = np.einsum("wi,wi->w", self.wall_alongs, self.wall_alongs)
+        self.wall_lengths = np.sqrt(self.wall_lengths_sq)
         self.mouth_centres = np.array([p.mouth_centre for p in self.pockets])
         self.hx = table.length / 2
         self.hy = table.width / 2
@@ -78,10 +79,14 @@ class TableCache:
 
     def walls_along(self, point: np.ndarray, margin: float = 0.1) -> np.ndarray:
         """Indices of the walls ``point`` lies along (its projection within ``margin`` of the
-        wall's length past either end)."""
+        wall's length past either end), those it lies along least far past an end first: two
+        noses on one line (a long cushion's two halves) are as near a ball by the side pocket,
+        and the one it is beside is the one it touches."""
         s = np.einsum("wi,wi->w", point - self.wall_starts, self.wall_alongs)
         s /= self.wall_lengths_sq
-        return np.flatnonzero((s >= -margin) & (s <= 1.0 + margin))
+        along = np.flatnonzero((s >= -margin) & (s <= 1.0 + margin))
+        past = np.maximum(np.maximum(-s[along], s[along] - 1.0), 0.0) * self.wall_lengths[along]
+        return along[np.argsort(past, kind="stable")]
 
     def walls_within(self, point: np.ndarray, reach: float) -> np.ndarray:
         """Indices of the walls ``point`` lies along and within ``reach`` of (on the table's
