@@ -174,3 +174,15 @@ def came_apart(run: ScenarioRun) -> Callable[[ShotEvent, float, float], bool]:
 def balls(*names: str) -> tuple[BallId, ...]:
     """Ball ids from names."""
     return tuple(BallId(n) for n in names)
+
+
+def slid_then_rolled(s, speed: float, sliding: float):
+    """How far a ball launched without spin at ``speed`` (mm/s) has gone ``s`` s after (a
+    number or an array), per unit of ``speed``: slowing at ``sliding`` mm/s^2 until it rolls
+    at 5/7 of ``speed``, then rolling on (too briefly for rolling resistance to count). With
+    ``sliding`` 0 it runs on at ``speed``."""
+    s = np.maximum(s, 0.0)
+    if sliding <= 0.0 or speed <= 0.0:
+        return s
+    slid = np.minimum(s, 2.0 * speed / (7.0 * sliding))
+    return slid - 0.5 * sliding * slid**2 / speed + 5 / 7 * (s - slid)

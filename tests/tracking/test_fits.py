@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from tests.tracking.helpers import slid_then_rolled
 from tracking.fits import fit_line, kick_time, knot_time, launch_velocity, straight_velocities
 
 LIMITS = np.array([math.inf, math.inf, math.inf, 9.21, 13.28])
@@ -115,26 +116,16 @@ SLIDING = 1960.0
 """mm/s^2: mu_s g on a usual cloth."""
 
 
-def _launched(speed: float, direction, t: np.ndarray) -> np.ndarray:
-    """Centres at ``t`` (s after the hit) of a ball launched from (100, 50) without spin:
-    sliding until it rolls at 5/7 of ``speed``, then rolling on (the seconds after are too
-    few for rolling resistance to count)."""
-    u = np.asarray(direction, dtype=float) / np.hypot(*direction)
-    rolls = 2 * speed / (7 * SLIDING)
-    slid = np.minimum(t, rolls)
-    run = speed * slid - 0.5 * SLIDING * slid**2 + 5 / 7 * speed * np.maximum(t - rolls, 0.0)
-    return np.array([100.0, 50.0]) + run[:, None] * u
-
-
 @pytest.mark.parametrize("speed", [150.0, 600.0, 2500.0])
 def test_a_ball_launched_from_a_rack_gives_its_speed_at_the_hit(speed: float) -> None:
     hit = 0.004
     t = hit + np.arange(1, 5) / 60.0 - 0.004
     rng = np.random.default_rng(7)
-    pts = _launched(speed, (3.0, -4.0), t - hit) + rng.normal(0.0, 0.3, (len(t), 2))
+    run = speed * slid_then_rolled(t - hit, speed, SLIDING)
+    pts = np.array([100.0, 50.0]) + np.outer(run, (0.6, -0.8)) + rng.normal(0.0, 0.3, (len(t), 2))
     velocity, sigma = launch_velocity(t, pts, hit, SLIDING, 0.3)
     assert np.hypot(*velocity) == pytest.approx(speed, abs=4 * sigma + 2.0)
-    assert velocity @ np.array([3.0, -4.0]) > 0.99 * 5 * np.hypot(*velocity)
+    assert velocity @ np.array([0.6, -0.8]) > 0.99 * np.hypot(*velocity)
     line = np.hypot(fit_line(t, pts[:, 0], 0.3)[0], fit_line(t, pts[:, 1], 0.3)[0])
     assert speed - line > 20.0  # a plain line is slow by tens of mm/s: what is corrected
 

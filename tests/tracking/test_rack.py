@@ -10,7 +10,7 @@ import pytest
 from hardware.sim.contact import simultaneous
 from rules.balls import BallId
 from rules.events import EventKind, ShotEvent
-from tests.tracking.helpers import run
+from tests.tracking.helpers import run, slid_then_rolled
 from tests.tracking.test_contacts_moving import FRAME, _detections
 from tracking.segmenter import SegmenterConfig
 from vision.detections import Detections, one_hot
@@ -69,22 +69,12 @@ def _break(seed: int, speed: float = 8000.0, aim: float = 0.0, sliding: float = 
             if k == 0 and t < t_hit:
                 return (-700.0 + speed * max(0.0, t - 0.3), aim)
             t0, p, v = next(leg for leg in reversed(legs[k]) if leg[0] <= max(t, t_hit))
-            run = v * _launched(max(0.0, t - t0), float(np.hypot(*v)), sliding)
+            run = v * slid_then_rolled(t - t0, float(np.hypot(*v)), sliding)
             return (p[0] + run[0], p[1] + run[1])
 
         return at
 
     return {b: path(k) for k, b in enumerate(balls)}, t_hit, pushed
-
-
-def _launched(s: float, speed: float, sliding: float) -> float:
-    """How far a ball launched without spin at ``speed`` has gone ``s`` s after, per unit of
-    ``speed``: slowing at ``sliding`` mm/s^2 until it rolls at 5/7 of ``speed``."""
-    if sliding <= 0.0 or speed <= 0.0:
-        return s
-    rolls = 2.0 * speed / (7.0 * sliding)
-    slid = min(s, rolls)
-    return slid - 0.5 * sliding * slid**2 / speed + 5 / 7 * max(0.0, s - rolls)
 
 
 def _played_out(positions, velocities, t0: float, seconds: float = 0.6, e: float = 0.95):
