@@ -14,7 +14,7 @@ from scipy.optimize import nnls
 
 from rules.events import EventKind, ShotEvent
 from tracking.ball_contacts import GAP_K
-from tracking.fits import fit_slope, launch_velocity
+from tracking.fits import launch_velocity
 from tracking.geometry import closest_distance, touch_roots
 from tracking.model import BALLS, TrackFrame
 from tracking.shared_impulses import linked_to, push_column
@@ -255,8 +255,9 @@ class RackContacts:
         """(m, 2) how each ball of a hit cluster changed velocity at ``hit``, and (m,) each
         change's sigma, from its frames after the hit up to its next contact: a racked ball's
         launch from rest, fitted as a ball sliding to a roll (`fits.launch_velocity`: a line
-        misses it by as much as the smallest push counted); a packed ball's line after, less
-        its velocity before."""
+        misses it by as much as the smallest push counted); a packed ball's change alike, on
+        its centres less its rolling on at its velocity before (a rolling ball struck slides
+        by the change until it rolls again)."""
         change = np.zeros((len(c.members), 2))
         sig = np.zeros(len(c.members))
         for i, r in enumerate(c.members):
@@ -267,9 +268,8 @@ class RackContacts:
             if c.v_before is None:
                 change[i], sig[i] = launch_velocity(t, pts, hit, self.config.sliding_decel, sigma)
                 continue
-            for axis in (0, 1):
-                change[i, axis], sig[i] = fit_slope(t, pts[:, axis], sigma)
-            change[i] -= c.v_before[i]
+            rolled_on = pts - np.outer(t - hit, c.v_before[i])
+            change[i], sig[i] = launch_velocity(t, rolled_on, hit, self.config.sliding_decel, sigma)
             sig[i] *= math.sqrt(2.0)  # the fit before the hit is as noisy
         return change, sig
 

@@ -252,12 +252,13 @@ def test_two_racked_balls_that_were_not_touching_collide_during_the_hit(seed: in
     assert frozenset((BallId.THREE, BallId.FOUR)) not in _at_hit(contacts, t_hit)
 
 
-def _pack(seed: int, shape: str, speed: float = 2500.0):
+def _pack(seed: int, shape: str, speed: float = 2500.0, sliding: float = 0.0):
     """Three balls rolling on pressed together at 600 mm/s along +x from 0.2 s (a ``line``,
     or a ``wedge``: one ahead of two side by side), and the 4 rolling after them at
     ``speed`` along their line, from 0.2 s, until it hits the last of them; all collide as the
-    virtual table's cluster contact says. Returns the paths, the hit time and the pairs that
-    carried an impulse."""
+    virtual table's cluster contact says, each ball's change of velocity slowing at
+    ``sliding`` mm/s^2 until it rolls (it was rolling: only the change slides). Returns the
+    paths, the hit time and the pairs that carried an impulse."""
     rng = np.random.default_rng(seed)
     step = D + 0.1
     back = -step * np.sqrt(3) / 2
@@ -295,7 +296,11 @@ def _pack(seed: int, shape: str, speed: float = 2500.0):
                 moved = np.array(before[k]) * max(0.0, t - 0.2)
                 return tuple(origins[k] + moved)
             t0, p, v = next(leg for leg in reversed(legs[k]) if leg[0] <= t)
-            return tuple(p + v * (t - t0))
+            if t0 > t_hit:
+                return tuple(p + v * (t - t0))
+            change = v - before[k]
+            slid = slid_then_rolled(t - t0, float(np.hypot(*change)), sliding)
+            return tuple(p + np.array(before[k]) * (t - t0) + change * slid)
 
         return at
 
@@ -304,16 +309,16 @@ def _pack(seed: int, shape: str, speed: float = 2500.0):
     return paths, t_hit, pushed
 
 
-@pytest.mark.parametrize("shape", ["line", "wedge"])
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_a_pack_struck_from_behind_passes_the_blow_through_its_pressed_pairs(
-    shape: str, seed: int
-) -> None:
+def test_a_pack_struck_from_behind_passes_the_blow_through_its_pressed_pairs() -> None:
     # Balls leaving a rack often roll on pressed together; struck, the pack passes the blow
     # on at once, as a rack does, and its pairs are shared out from how each ball's velocity
-    # changed, not judged one by one.
-    paths, t_hit, pushed = _pack(seed, shape)
-    found = run(_detections(paths, t_hit + 0.4, seed)).of_kind(EventKind.BALL_BALL)
+    # changed, not judged one by one (which gets 10 of these 24 packs right: a push along a
+    # line of pressed balls hides in one frame's noise).
     packed = {BallId.ONE, BallId.TWO, BallId.THREE}
-    at_hit = {frozenset(e.balls) for e in found if abs(e.time - t_hit) <= 2 * FRAME}
-    assert {pair for pair in at_hit if pair <= packed} == pushed
+    right = 0
+    for shape, seed in itertools.product(("line", "wedge"), range(12)):
+        paths, t_hit, pushed = _pack(seed, shape, sliding=SLIDING)
+        found = run(_detections(paths, t_hit + 0.4, seed)).of_kind(EventKind.BALL_BALL)
+        at_hit = {frozenset(e.balls) for e in found if abs(e.time - t_hit) <= 2 * FRAME}
+        right += {pair for pair in at_hit if pair <= packed} == pushed
+    assert right >= 20
