@@ -265,12 +265,11 @@ class RackContacts:
             t = np.array([f.time for f in mine])
             pts = np.array([f.measured[r] if f.seen[r] else f.positions[r] for f in mine])
             sigma = float(np.nanmedian([f.measured_sigma[r] for f in mine if f.seen[r]] or [2.0]))
-            if c.v_before is None:
-                change[i], sig[i] = launch_velocity(t, pts, hit, self.config.sliding_decel, sigma)
-                continue
-            rolled_on = pts - np.outer(t - hit, c.v_before[i])
+            coming = np.zeros(2) if c.v_before is None else c.v_before[i]
+            rolled_on = pts - np.outer(t - hit, coming)
             change[i], sig[i] = launch_velocity(t, rolled_on, hit, self.config.sliding_decel, sigma)
-            sig[i] *= math.sqrt(2.0)  # the fit before the hit is as noisy
+        if c.v_before is not None:
+            sig *= math.sqrt(2.0)  # the fit before the hit is as noisy
         return change, sig
 
     def _before_next_contact(self, r: int, c: RackHit, after: list[TrackFrame]):
