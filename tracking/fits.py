@@ -51,7 +51,8 @@ def launch_velocity(
     noise ``sigma``. Struck without spin, the ball slides, friction slowing it at
     ``sliding_decel`` (mm/s^2) along its straight path until it rolls at 5/7 of its launch
     speed: a line through its centres gives its velocity in the middle of the frames, a few
-    tens of mm/s slower than at the hit."""
+    tens of mm/s slower than at the hit. A rolling ball struck slides by its change of
+    velocity alike: given its centres less its rolling on, this is that change."""
     velocity, spread = np.zeros(2), math.inf
     abscissa = t
     for _ in range(3):

@@ -28,7 +28,7 @@ _RACK_SIGMAS = 2.5
 
 _PACK_SIGMAS = 4.0
 """... for a pack (`RackContacts._pack_hit`): its velocity changes rest on a noisy fit before
-the hit as well as one after (on the benchmark's 30 breaks 3.5 found 2 more contacts and 6
+the hit as well as one after (on the benchmark's 30 breaks 3.5 found 3 more contacts and 5
 more false ones)."""
 
 _PACK_REL_MM_S = 400.0
