@@ -37,7 +37,7 @@ SIGMA_CAP = 8.0
 """The largest position sigma (mm) `_cushion_event` allows a sample to sit off its closest
 approach by (it uses 2 sigma); the pre-check uses it so it never skips what the test keeps."""
 
-_REPEAT_S = 0.15
+REPEAT_S = 0.15
 """Within this of a rebound off the same cushion, another is the same one seen again unless the
 ball came off the nose in between (`_came_off`)."""
 
@@ -140,6 +140,7 @@ class CushionContacts:
         put the centre one radius from the nose; their disagreement is the uncertainty.
         """
         events = self._rebounds_seen(CUSHION_K, self.config.min_rebound_mm_s)
+        events += self._arrivals(CUSHION_K)
         events += self._rebounds_seen(SLOW_K, _SLOW_MIN_TURN)
         now = float(self._window.times[-1])
         for key, held in list(self._held_rebounds.items()):
@@ -188,7 +189,7 @@ class CushionContacts:
                 if held is not None:
                     events.append(held.event)  # another rebound: the held one stands
             elif held is not None and not timing.crawled and held.replaced_by(timing, dt):
-                self._cushion_last[key] = event.time  # the held one, timed again
+                self._note_rebound(key, event.time)  # the held one, timed again
             else:
                 if held is not None:
                     self._held_rebounds[key] = held
@@ -208,24 +209,41 @@ class CushionContacts:
 
     def _new_rebound(self, r: int, cushion: CushionId, t: float, sigma: float) -> bool:
         """Whether ball ``r``'s rebound off ``cushion`` at ``t`` is not one already found, seen
-        again (`_REPEAT_S`, `_struck_between`, `_came_off`); a new one is noted as the ball's
+        again (`REPEAT_S`, `_struck_between`, `_came_off`); a new one is noted as the ball's
         last off it."""
         key = (r, cushion)
         last = self._cushion_last.get(key, -math.inf)
-        if t - last < _REPEAT_S and not (
-            self._struck_between(r, last, t) or self._came_off(r, cushion, last, t, sigma)
-        ):
+        if t - last < REPEAT_S and not self._apart(r, cushion, last, t, sigma):
             return False
-        self._cushion_last[key] = t
+        self._note_rebound(key, t)
         return True
 
-    def _struck_between(self, r: int, t0: float, t1: float) -> bool:
+    def _apart(self, r: int, cushion: CushionId, t0: float, t1: float, sigma: float) -> bool:
+        """Whether ball ``r``'s rebounds off ``cushion`` found at ``t0`` and later at ``t1``
+        are two: struck between them (`_struck_between`), seen coming off the nose between
+        (`_came_off`), or the first an arrival (`tracking.arrivals`) at least a frame before the
+        second with the strike that followed it between them (a strike found a little early
+        still counts, as the arrival's own test put it after the ball reached the nose)."""
+        dt = float(self._window.times[-1] - self._window.times[-2])
+        arrival = t0 in self._arrived.get((r, cushion), ())
+        if arrival and t1 - t0 >= dt and self._struck_between(r, t0 - dt, t1, slack=0.0):
+            return True
+        return self._struck_between(r, t0, t1) or self._came_off(r, cushion, t0, t1, sigma)
+
+    def _note_rebound(self, key: tuple[int, CushionId], t: float) -> None:
+        """Note ball and cushion ``key``'s rebound at ``t``: its last, and among its recent ones
+        (an arrival is judged against all of them, as it may come before the last)."""
+        recent = [u for u in self._cushion_times.get(key, ()) if u > t - REPEAT_S]
+        self._cushion_times[key] = [*recent, t]
+        self._cushion_last[key] = t
+
+    def _struck_between(self, r: int, t0: float, t1: float, slack: float = _STRUCK_SLACK_S) -> bool:
         """Whether a contact with another ball struck ball ``r`` between two rebounds found at
-        ``t0`` and ``t1`` (more than `_STRUCK_SLACK_S` from each): a ball in a cluster against
-        a cushion, struck into it again, comes off the nose too little to see in between."""
+        ``t0`` and ``t1`` (more than ``slack`` from each): a ball in a cluster against a
+        cushion, struck into it again, comes off the nose too little to see in between."""
         times = [t for t, pair in self._contact_times if r in pair]
         times += [p.event.time for p in self._pending if r in p.pair]
-        return any(t0 + _STRUCK_SLACK_S < t < t1 - _STRUCK_SLACK_S for t in times)
+        return any(t0 + slack < t < t1 - slack for t in times)
 
     def _came_off(self, r: int, cushion: CushionId, t0: float, t1: float, sigma: float) -> bool:
         """Whether ball ``r`` came visibly off ``cushion``'s nose between two rebounds found at
@@ -356,10 +374,8 @@ class CushionContacts:
             if len(ins) < 2 or len(outs) < 2:
                 continue
             decel = self.config.rolling_decel
-            line_in = _rolled_line(times[ins], dist[ins], pts[ins], sigma, times[ins[-1]], decel)
-            line_out = _rolled_line(
-                times[outs], dist[outs], pts[outs], sigma, times[outs[0]], decel
-            )
+            line_in = rolled_line(times[ins], dist[ins], pts[ins], sigma, times[ins[-1]], decel)
+            line_out = rolled_line(times[outs], dist[outs], pts[outs], sigma, times[outs[0]], decel)
             turn = max(min_turn, self.config.noise_sigmas * math.hypot(line_in[1], line_out[1]))
             span = (times[ins[-1]], times[k], times[outs[0]])
             found = _rebound(line_in, line_out, turn, rad, tol, span)
@@ -377,7 +393,7 @@ class CushionContacts:
         return best
 
 
-def _rolled_line(times, dist, pts, sigma: float, t_ref: float, decel: float):
+def rolled_line(times, dist, pts, sigma: float, t_ref: float, decel: float):
     """`fit_line` of a ball's distance to a nose over one side of a rebound, the cloth's rolling
     resistance taken out: a line through the distances of a ball slowing at ``decel`` mm/s^2
     along its path has its mean slope, which a slow ball does not have at the nose (one coming

@@ -91,7 +91,7 @@ class Presses:
                     self._press_on(int(r), seg.id, n, t, noise)
                 continue
             key = (int(r), seg.id)
-            self._cushion_last[key] = t
+            self._note_rebound(key, t)
             return ShotEvent(
                 EventKind.BALL_CUSHION,
                 t,

@@ -30,6 +30,7 @@ import numpy as np
 
 from calibration.table import TableSpec
 from rules.events import ShotEvent
+from tracking.arrivals import Arrivals
 from tracking.ball_contacts import GAP_K, BallContacts, PendingContact
 from tracking.cushion_contacts import CUSHION_K, SLOW_K, CushionContacts, HeldRebound
 from tracking.endings import Endings
@@ -84,7 +85,7 @@ class SegmenterConfig:
 
 
 class Segmenter(
-    BallContacts, RackContacts, Presses, SoftContacts, Starts, CushionContacts, Endings
+    BallContacts, RackContacts, Presses, SoftContacts, Starts, CushionContacts, Arrivals, Endings
 ):
     """Turns the tracker's frames into shot events: each kind of event is decided by one of
     its parts (ball-ball and cushion contacts, starts, endings), over the state kept here."""
@@ -121,6 +122,8 @@ class Segmenter(
         self._first_time = math.nan
         self._lamp_touched: set[int] = set()
         self._crawls: dict[int, ShotEvent] = {}
+        self._cushion_times: dict[tuple[int, object], list[float]] = {}
+        self._arrived: dict[tuple[int, object], list[float]] = {}
         self._held_rebounds: dict[tuple[int, object], HeldRebound] = {}
         self._strike_time = -math.inf
         self._last_departure = -math.inf

@@ -678,6 +678,59 @@ def test_a_ball_struck_back_into_the_cushion_it_barely_left_touched_it_twice_rul
     assert both >= 2
 
 
+@pytest.mark.parametrize(("back", "cue"), [(90.0, 1000.0), (110.0, 1200.0)])
+def test_a_ball_struck_back_in_a_frame_after_it_reached_a_cushion_touched_it_twice_rule_3_20(
+    back: float, cue: float
+) -> None:
+    # The 7 rolls into the foot cushion at 60 cm/s with the cue ball following it; the cue
+    # ball meets it 17-19 ms after its rebound, a few millimetres off the nose, and drives it
+    # back in. No frame shows the 7 coming off between its touch and the strike: its line in,
+    # reaching the nose before the strike, shows the first touch (as balls bunch at the foot
+    # cushion after a break).
+    hx, rad = TABLE.length / 2, TABLE.ball_diameter / 2
+    sim = simulate(
+        {"cue": (hx - rad - TABLE.ball_diameter - back, 0.0), "7": (hx - rad - 40.0, 0.0)},
+        (cue, 0.0),
+        strike_time=0.3,
+        pushes={"7": (0.3, 600.0, 0.0)},
+        max_time=4.0,
+    )
+    truth = [e for e in sim.of_kind(EventKind.BALL_CUSHION) if e.ball is BallId.SEVEN][:2]
+    (struck, *_) = sim.of_kind(EventKind.BALL_BALL)
+    assert [e.cushion for e in truth] == [CushionId.FOOT, CushionId.FOOT]
+    assert truth[0].time < struck.time < truth[1].time < truth[0].time + 2 * FRAME
+    both = 0
+    for seed in range(8):
+        found = run(render(sim, seed), sim.signals).of_kind(EventKind.BALL_CUSHION)
+        sevens = [e for e in found if e.ball is BallId.SEVEN and e.time < truth[1].time + 0.1]
+        tp, fp, _ = matched(truth, sevens, 2 * FRAME)
+        assert tp >= 1 and fp == 0, seed
+        both += tp == 2
+    assert both >= 7
+
+
+def test_a_ball_struck_sideways_just_after_its_rebound_touched_the_cushion_once_rule_3_20() -> None:
+    # The 7 rebounds off the foot cushion and, 5-20 ms later, the cue ball running along the
+    # cushion strikes it square to its way out: it is pushed along the cushion, not back into
+    # it, and touches the foot cushion once (then the left side cushion, far off).
+    hx, rad, d = TABLE.length / 2, TABLE.ball_diameter / 2, TABLE.ball_diameter
+    for off, strike in ((3.0, 0.375), (5.6, 0.38), (10.0, 0.39)):
+        start = (hx - rad - off, -d - 1500.0 * (strike - 0.3))
+        sim = simulate(
+            {"cue": start, "7": (hx - rad - 40.0, 0.0)},
+            (0.0, 1500.0),
+            strike_time=0.3,
+            pushes={"7": (0.3, 600.0, 0.0)},
+            max_time=4.0,
+        )
+        truth = [e for e in sim.of_kind(EventKind.BALL_CUSHION) if e.ball is BallId.SEVEN]
+        assert [e.cushion for e in truth] == [CushionId.FOOT, CushionId.LEFT_FOOT]
+        for seed in range(4):
+            found = run(render(sim, seed), sim.signals).of_kind(EventKind.BALL_CUSHION)
+            sevens = [e for e in found if e.ball is BallId.SEVEN]
+            assert matched(truth, sevens, 2 * FRAME) == (2, 0, 0), (off, seed)
+
+
 @pytest.mark.parametrize("speed", [300.0, 400.0])
 def test_a_slow_ball_stopping_just_short_of_a_resting_one_did_not_touch_it_rule_3_18(
     speed: float,

@@ -1,0 +1,135 @@
+"""Arrivals at a cushion, for the segmenter: a ball that reaches a nose and is struck by another
+ball a frame or two later, before any frame shows it coming off, has no outgoing motion for the
+rebound test (`tracking.cushion_contacts`) to see. In a break a ball followed into a cushion by
+another is struck back into it this way: it touches the cushion, is struck, and touches it again
+(the second touch the rebound test, the joint fit or a press finds). The first touch is found
+from the ball's line in: where it reaches the nose, with the strike clearly after that."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from rules.events import EventKind, ShotEvent
+from rules.table import CushionId
+from tracking.cushion_contacts import REACH_MM, REPEAT_S, median_sigma, rolled_line
+from tracking.model import BALLS
+
+ARRIVAL_SLACK_S = 0.004
+"""How long before the strike that follows it a ball must reach a nose, by its line in, for
+that to be a touch of its own: a strike is timed to a few milliseconds."""
+
+_MIN_FRAMES = 3
+"""The frames a ball's line in needs: the arrival rests on carrying it on, with nothing coming
+out to check it against."""
+
+_ARRIVAL_CONFIDENCE = 0.8
+"""Found from the way in alone, an arrival is less sure than a rebound seen both ways."""
+
+
+class Arrivals:
+    """The segmenter's arrivals at a cushion: a part of `Segmenter`, working on the state its
+    ``__init__`` sets up (the newest frames, the contacts found, the rebounds noted)."""
+
+    def _arrivals(self, k: int) -> list[ShotEvent]:
+        """Arrivals at a nose between the frames either side of the frame ``k`` back from the
+        newest, of the balls struck from the frame before it to two frames after it."""
+        if len(self._frames) < 2 * k + 1:
+            return []
+        span = slice(-(2 * k + 1), None)
+        stack = self._window
+        times = stack.times[span]
+        hits = [(t, pair) for t, pair in self._contact_times]
+        hits += [(p.event.time, p.pair) for p in self._pending]
+        struck: dict[int, float] = {}
+        for t, pair in hits:
+            # A strike found at a frame's time may have been put there for want of an earlier
+            # one in its interval: it may come after the arrival all the same.
+            if times[k - 1] <= t <= times[k + 2]:
+                for r in pair:
+                    struck[r] = min(struck.get(r, math.inf), t)
+        events = []
+        for r, t_hit in struck.items():
+            seen = stack.seen[span, r]
+            if not seen[k] or stack.at_mouth[span][k - 1 : k + 2, r].any():
+                continue  # in a pocket's mouth the jaws turn it: the rebound test judges it
+            turns = [u for (b, _), us in self._cushion_times.items() if b == r for u in us]
+            turns += [t for t, pair in hits if r in pair]
+            last = max((u for u in turns if u < times[k - 1]), default=-math.inf)
+            before = np.flatnonzero(seen[:k] & (times[:k] > last))
+            sigma = median_sigma(stack.measured_sigma[span, r])
+            event = self._arrival(r, stack.points[span, r], times, seen, before, t_hit, sigma)
+            if event is not None and self._new_arrival(r, event.cushion, event.time, sigma):
+                events.append(event)
+        return events
+
+    def _arrival(
+        self, r, pts, times, seen, before, struck: float, sigma: float
+    ) -> ShotEvent | None:
+        """Ball ``r``'s arrival at a nose, from its centres ``pts`` at ``times`` (the window;
+        ``seen``: where it was seen), a straight line in through the frames ``before`` (seen
+        and free of its last turn), struck at
+        ``struck``; or None. The line must run into the nose between the frames either side
+        of the centre, explain every frame up to there, and miss the first frame after it
+        (the ball turned); the strike must come clearly after (`ARRIVAL_SLACK_S`), or else a
+        second touch of the same cushion be known a frame or more later."""
+        k = len(times) // 2
+        rad, margin = self._d / 2, max(2.0, 3 * sigma)
+        for w in self._geo.walls_along(pts[k]):
+            wall = self._geo.walls[w]
+            dist = (pts - self._geo.wall_starts[w]) @ self._geo.wall_normals[w]
+            if dist[k] - rad > self.config.touch_tolerance_mm + REACH_MM:
+                continue
+            ins = before[wall.on_slate(pts)[before]]
+            if not wall.on_slate(pts)[k] or len(ins) < _MIN_FRAMES:
+                continue
+            decel = self.config.rolling_decel
+            vn, vn_sigma, t0, d0 = rolled_line(
+                times[ins], dist[ins], pts[ins], sigma, times[ins[-1]], decel
+            )
+            if vn > -max(self.config.min_rebound_mm_s, self.config.noise_sigmas * vn_sigma):
+                continue
+            t_a = t0 + (d0 - rad) / -vn
+            if not times[k - 1] < t_a <= times[k + 1]:
+                continue
+            off_line = dist - (d0 + vn * (times - t0))
+            upto = np.flatnonzero(seen & (times >= times[ins[0]]) & (times < t_a))
+            after = np.flatnonzero(seen & (times > t_a))
+            if np.any(np.abs(off_line[upto]) > margin) or not len(after):
+                continue
+            turned = off_line[after[0]] > margin
+            later = self._touched_again(r, wall.cushion, t_a)
+            if not (t_a < struck - ARRIVAL_SLACK_S or (turned and later)):
+                continue
+            return ShotEvent(
+                EventKind.BALL_CUSHION,
+                float(t_a),
+                (BALLS[r],),
+                cushion=wall.cushion,
+                confidence=_ARRIVAL_CONFIDENCE,
+                time_uncertainty=0.25 * float(times[k + 1] - times[k]),
+            )
+        return None
+
+    def _touched_again(self, r: int, cushion: CushionId, t: float) -> bool:
+        """Whether ball ``r`` is known to touch ``cushion`` again a frame or more after ``t``."""
+        dt = float(self._window.times[-1] - self._window.times[-2])
+        later = self._cushion_times.get((r, cushion), ())
+        return any(dt <= u - t < REPEAT_S for u in later)
+
+    def _new_arrival(self, r: int, cushion: CushionId, t: float, sigma: float) -> bool:
+        """Whether ball ``r``'s arrival at ``cushion`` at ``t`` is a touch not found yet: apart
+        (`_apart`) from each of its recent rebounds off it, which may come before or after it. A
+        new one is noted without making an earlier time the last."""
+        key = (r, cushion)
+        arrived = self._arrived.setdefault(key, [])
+        arrived.append(t)
+        for u in self._cushion_times.get(key, ()):
+            if abs(u - t) < REPEAT_S and not self._apart(r, cushion, min(u, t), max(u, t), sigma):
+                arrived.remove(t)
+                return False
+        last = self._cushion_last.get(key, -math.inf)
+        self._note_rebound(key, t)
+        self._cushion_last[key] = max(t, last)
+        return True
