@@ -7,13 +7,14 @@ from the ball's line in: where it reaches the nose, with the strike clearly afte
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 
 from rules.events import EventKind, ShotEvent
 from rules.table import CushionId
-from tracking.cushion_contacts import REACH_MM, REPEAT_S, median_sigma, rolled_line
+from tracking.cushion_contacts import REACH_MM, REPEAT_S, Timing, median_sigma, rolled_line
 from tracking.model import BALLS
 
 ARRIVAL_SLACK_S = 0.004
@@ -26,6 +27,12 @@ out to check it against."""
 
 _ARRIVAL_CONFIDENCE = 0.8
 """Found from the way in alone, an arrival is less sure than a rebound seen both ways."""
+
+_SPLIT_FRAMES = (1.0, 3.0)
+"""How far apart (in frames) a rebound's lines in and out must reach the nose, with the ball
+struck between, for the rebound to be two touches (`Arrivals._split_rebound`): one frame's
+noise never puts them that far apart at the speeds of a break; three frames and more is a
+slow ball's line, not two touches."""
 
 
 class Arrivals:
@@ -111,6 +118,29 @@ class Arrivals:
                 time_uncertainty=0.25 * float(times[k + 1] - times[k]),
             )
         return None
+
+    def _split_rebound(
+        self, r: int, event: ShotEvent, timing: Timing, dt: float, sigma: float
+    ) -> tuple[ShotEvent, list[ShotEvent]]:
+        """A rebound the rebound test found for ball ``r`` (``event``, timed by ``timing``)
+        split in two when its line in reaches the nose a frame or more before its line out
+        leaves it (`_SPLIT_FRAMES`) and the ball was struck between (within a frame: a strike
+        in a bunch is found a little early or late): the ball touched the cushion, was struck
+        back into it and touched it again. Returns the rebound (the second touch, when split)
+        and the first touch when it is new (`_new_arrival`)."""
+        shortest, longest = _SPLIT_FRAMES
+        if not shortest * dt <= timing.left - timing.came <= longest * dt:
+            return event, []
+        hits = [t for t, pair in self._contact_times if r in pair]
+        hits += [p.event.time for p in self._pending if r in p.pair]
+        if not any(timing.came - dt < t < timing.left + dt for t in hits):
+            return event, []
+        if not self._new_arrival(r, event.cushion, timing.came, sigma):
+            return event, []
+        first = dataclasses.replace(
+            event, time=timing.came, time_uncertainty=0.25 * dt, confidence=_ARRIVAL_CONFIDENCE
+        )
+        return dataclasses.replace(event, time=timing.left, time_uncertainty=0.25 * dt), [first]
 
     def _touched_again(self, r: int, cushion: CushionId, t: float) -> bool:
         """Whether ball ``r`` is known to touch ``cushion`` again a frame or more after ``t``."""

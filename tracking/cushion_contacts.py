@@ -87,6 +87,8 @@ class Timing:
             centred on a rebound times it best.
         spread: How far apart the lines in and out put it, s.
         soft: Slower than `_SOFT_MM_S` across the nose, in or out.
+        came: When the line in reaches the nose (nan for a crawl).
+        left: When the line out leaves it (nan for a crawl).
     """
 
     time: float
@@ -95,6 +97,8 @@ class Timing:
     offset: float = 0.0
     spread: float = 0.0
     soft: bool = False
+    came: float = math.nan
+    left: float = math.nan
 
     @property
     def doubt(self) -> float:
@@ -180,6 +184,10 @@ class CushionContacts:
             if found is None:
                 continue
             event, timing = found
+            # A ball struck back into the cushion it had just reached shows as one rebound
+            # whose lines in and out reach the nose far apart: two touches.
+            event, first = self._split_rebound(int(r), event, timing, dt, sigma)
+            events += first
             key = (int(r), event.cushion)
             held = self._held_rebounds.pop(key, None)
             # One rebound per cushion is seen from several centre frames; a corner is two. A
@@ -437,6 +445,8 @@ def _rebound(line_in, line_out, turn, rad, tol, span) -> Timing | None:
         uncertainty,
         offset=abs(t - centre),
         spread=abs(tin - tout),
+        came=float(tin),
+        left=float(tout),
         soft=min(-vn_in, vn_out) < _SOFT_MM_S,
     )
 
