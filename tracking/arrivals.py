@@ -59,8 +59,8 @@ class Arrivals:
         events = []
         for r, t_hit in struck.items():
             seen = stack.seen[span, r]
-            if not seen[k] or stack.at_mouth[span][k - 1 : k + 2, r].any():
-                continue  # in a pocket's mouth the jaws turn it: the rebound test judges it
+            if not seen[k]:
+                continue
             turns = [u for (b, _), us in self._cushion_times.items() if b == r for u in us]
             turns += [t for t, pair in hits if r in pair]
             last = max((u for u in turns if u < times[k - 1]), default=-math.inf)
@@ -100,6 +100,9 @@ class Arrivals:
             t_a = t0 + (d0 - rad) / -vn
             if not times[k - 1] < t_a <= times[k + 1]:
                 continue
+            at = pts[np.argmin(np.abs(times - t_a))] - self._geo.wall_starts[w]
+            if not 0.0 <= at @ wall.along <= wall.along @ wall.along:
+                continue  # past the wall's end: into a pocket's mouth, or onto the next wall
             off_line = dist - (d0 + vn * (times - t0))
             upto = np.flatnonzero(seen & (times >= times[ins[0]]) & (times < t_a))
             after = np.flatnonzero(seen & (times > t_a))
@@ -120,7 +123,13 @@ class Arrivals:
         return None
 
     def _split_rebound(
-        self, r: int, event: ShotEvent, timing: Timing, dt: float, sigma: float
+        self,
+        r: int,
+        event: ShotEvent,
+        timing: Timing,
+        dt: float,
+        sigma: float,
+        stale: float | None = None,
     ) -> tuple[ShotEvent, list[ShotEvent]]:
         """A rebound the rebound test found for ball ``r`` (``event``, timed by ``timing``)
         split in two when its line in reaches the nose a frame or more before its line out
@@ -135,7 +144,7 @@ class Arrivals:
         hits += [p.event.time for p in self._pending if r in p.pair]
         if not any(timing.came - dt < t < timing.left + dt for t in hits):
             return event, []
-        if not self._new_arrival(r, event.cushion, timing.came, sigma):
+        if not self._new_arrival(r, event.cushion, timing.came, sigma, stale):
             return event, []
         first = dataclasses.replace(
             event, time=timing.came, time_uncertainty=0.25 * dt, confidence=_ARRIVAL_CONFIDENCE
@@ -148,15 +157,21 @@ class Arrivals:
         later = self._cushion_times.get((r, cushion), ())
         return any(dt <= u - t < REPEAT_S for u in later)
 
-    def _new_arrival(self, r: int, cushion: CushionId, t: float, sigma: float) -> bool:
+    def _new_arrival(
+        self, r: int, cushion: CushionId, t: float, sigma: float, stale: float | None = None
+    ) -> bool:
         """Whether ball ``r``'s arrival at ``cushion`` at ``t`` is a touch not found yet: apart
-        (`_apart`) from each of its recent rebounds off it, which may come before or after it. A
-        new one is noted without making an earlier time the last."""
+        (`_apart`) from each of its recent rebounds off it but ``stale``, which may come before
+        or after it. A new one is noted without making an earlier time the last."""
         key = (r, cushion)
         arrived = self._arrived.setdefault(key, [])
         arrived.append(t)
         for u in self._cushion_times.get(key, ()):
-            if abs(u - t) < REPEAT_S and not self._apart(r, cushion, min(u, t), max(u, t), sigma):
+            if (
+                u != stale
+                and abs(u - t) < REPEAT_S
+                and not self._apart(r, cushion, min(u, t), max(u, t), sigma)
+            ):
                 arrived.remove(t)
                 return False
         last = self._cushion_last.get(key, -math.inf)

@@ -184,20 +184,22 @@ class CushionContacts:
             if found is None:
                 continue
             event, timing = found
-            # A ball struck back into the cushion it had just reached shows as one rebound
-            # whose lines in and out reach the nose far apart: two touches.
-            event, first = self._split_rebound(int(r), event, timing, dt, sigma)
-            events += first
             key = (int(r), event.cushion)
             held = self._held_rebounds.pop(key, None)
+            again = held is not None and not timing.crawled and held.replaced_by(timing, dt)
+            # A ball struck back into the cushion it had just reached shows as one rebound
+            # whose lines in and out reach the nose far apart: two touches.
+            stale = held.event.time if again else None
+            event, first = self._split_rebound(int(r), event, timing, dt, sigma, stale)
+            events += first
             # One rebound per cushion is seen from several centre frames; a corner is two. A
             # ball pinned by others bounces off the same cushion again within a tenth of a
             # second: a repeat counts when the ball came off the nose in between.
             if self._new_rebound(int(r), event.cushion, event.time, sigma):
                 if held is not None:
                     events.append(held.event)  # another rebound: the held one stands
-            elif held is not None and not timing.crawled and held.replaced_by(timing, dt):
-                self._note_rebound(key, event.time)  # the held one, timed again
+            elif again:
+                self._note_rebound(key, event.time, held.event.time)  # the held one, retimed
             else:
                 if held is not None:
                     self._held_rebounds[key] = held
@@ -238,10 +240,13 @@ class CushionContacts:
             return True
         return self._struck_between(r, t0, t1) or self._came_off(r, cushion, t0, t1, sigma)
 
-    def _note_rebound(self, key: tuple[int, CushionId], t: float) -> None:
-        """Note ball and cushion ``key``'s rebound at ``t``: its last, and among its recent ones
-        (an arrival is judged against all of them, as it may come before the last)."""
-        recent = [u for u in self._cushion_times.get(key, ()) if u > t - REPEAT_S]
+    def _note_rebound(
+        self, key: tuple[int, CushionId], t: float, replacing: float | None = None
+    ) -> None:
+        """Note ball and cushion ``key``'s rebound at ``t`` (the one found at ``replacing``
+        timed again): its last, and among its recent ones (an arrival is judged against all of
+        them, as it may come before the last)."""
+        recent = [u for u in self._cushion_times.get(key, ()) if t - REPEAT_S < u != replacing]
         self._cushion_times[key] = [*recent, t]
         self._cushion_last[key] = t
 
