@@ -76,11 +76,11 @@ class Arrivals:
     ) -> ShotEvent | None:
         """Ball ``r``'s arrival at a nose, from its centres ``pts`` at ``times`` (the window;
         ``seen``: where it was seen), a straight line in through the frames ``before`` (seen
-        and free of its last turn), struck at
-        ``struck``; or None. The line must run into the nose between the frames either side
-        of the centre, explain every frame up to there, and miss the first frame after it
-        (the ball turned); the strike must come clearly after (`ARRIVAL_SLACK_S`), or else a
-        second touch of the same cushion be known a frame or more later."""
+        and free of its last turn), struck at ``struck``; or None. The line must run into the
+        nose, within its length, between the frames either side of the centre, explain every
+        frame up to there, and miss the first frame after it (the ball turned); the strike must
+        come clearly after (`ARRIVAL_SLACK_S`), or else a second touch of the same cushion be
+        known a frame or more later."""
         k = len(times) // 2
         rad, margin = self._d / 2, max(2.0, 3 * sigma)
         for w in self._geo.walls_along(pts[k]):
@@ -164,7 +164,9 @@ class Arrivals:
         (`_apart`) from each of its recent rebounds off it but ``stale``, which may come before
         or after it. A new one is noted without making an earlier time the last."""
         key = (r, cushion)
-        arrived = self._arrived.setdefault(key, [])
+        # Only the recent ones are judged against: a match's worth is not kept.
+        arrived = [u for u in self._arrived.get(key, ()) if abs(u - t) < REPEAT_S]
+        self._arrived[key] = arrived
         arrived.append(t)
         for u in self._cushion_times.get(key, ()):
             if (
