@@ -88,8 +88,9 @@ class Arrivals:
             dist = (pts - self._geo.wall_starts[w]) @ self._geo.wall_normals[w]
             if dist[k] - rad > self.config.touch_tolerance_mm + REACH_MM:
                 continue
-            ins = before[wall.on_slate(pts)[before]]
-            if not wall.on_slate(pts)[k] or len(ins) < _MIN_FRAMES:
+            slate = wall.on_slate(pts)
+            ins = before[slate[before]]
+            if not slate[k] or len(ins) < _MIN_FRAMES:
                 continue
             decel = self.config.rolling_decel
             vn, vn_sigma, t0, d0 = rolled_line(
@@ -101,7 +102,7 @@ class Arrivals:
             if not times[k - 1] < t_a <= times[k + 1]:
                 continue
             at = pts[np.argmin(np.abs(times - t_a))] - self._geo.wall_starts[w]
-            if not 0.0 <= at @ wall.along <= wall.along @ wall.along:
+            if not 0.0 <= at @ wall.along <= self._geo.wall_lengths_sq[w]:
                 continue  # past the wall's end: into a pocket's mouth, or onto the next wall
             off_line = dist - (d0 + vn * (times - t0))
             upto = np.flatnonzero(seen & (times >= times[ins[0]]) & (times < t_a))
@@ -140,9 +141,7 @@ class Arrivals:
         shortest, longest = _SPLIT_FRAMES
         if not shortest * dt <= timing.left - timing.came <= longest * dt:
             return event, []
-        hits = [t for t, pair in self._contact_times if r in pair]
-        hits += [p.event.time for p in self._pending if r in p.pair]
-        if not any(timing.came - dt < t < timing.left + dt for t in hits):
+        if not any(timing.came - dt < t < timing.left + dt for t in self._contacts_of(r)):
             return event, []
         if not self._new_arrival(r, event.cushion, timing.came, sigma, stale):
             return event, []

@@ -254,9 +254,13 @@ class CushionContacts:
         """Whether a contact with another ball struck ball ``r`` between two rebounds found at
         ``t0`` and ``t1`` (more than ``slack`` from each): a ball in a cluster against a
         cushion, struck into it again, comes off the nose too little to see in between."""
+        return any(t0 + slack < t < t1 - slack for t in self._contacts_of(r))
+
+    def _contacts_of(self, r: int) -> list[float]:
+        """The times of ball ``r``'s contacts with other balls found so far, confirmed or
+        pending."""
         times = [t for t, pair in self._contact_times if r in pair]
-        times += [p.event.time for p in self._pending if r in p.pair]
-        return any(t0 + slack < t < t1 - slack for t in times)
+        return times + [p.event.time for p in self._pending if r in p.pair]
 
     def _came_off(self, r: int, cushion: CushionId, t0: float, t1: float, sigma: float) -> bool:
         """Whether ball ``r`` came visibly off ``cushion``'s nose between two rebounds found at
@@ -338,8 +342,7 @@ class CushionContacts:
         cushion a frame before it gets there comes in far faster than the frames before the
         kick say). When one frame is left on a side, the centre frame joins it."""
         k = len(times) // 2
-        contacts = [t for t, pair in self._contact_times if r in pair]
-        contacts += [p.event.time for p in self._pending if r in p.pair]
+        contacts = self._contacts_of(r)
         if self._touching_newest(r):
             # A contact in the newest interval is judged only with the next frame.
             contacts.append(float(self._window.times[-2]))

@@ -26,11 +26,6 @@ def kick_time(
     return tau, math.sqrt(2.0) * v_noise * dt / math.sqrt(size2)
 
 
-def fit_slope(t: np.ndarray, y: np.ndarray, sigma: float) -> tuple[float, float]:
-    """Least-squares slope of y(t) and its standard deviation for noise ``sigma``."""
-    return fit_line(t, y, sigma)[:2]
-
-
 def fit_line(t: np.ndarray, y: np.ndarray, sigma: float) -> tuple[float, float, float, float]:
     """Least-squares line through y(t): its slope, the slope's standard deviation for noise
     ``sigma``, and the point it passes through (the means of t and y)."""

@@ -87,10 +87,8 @@ class RackContacts:
             members = linked_to(touching, int(start))
             if len(members) < _CLUSTER_BALLS:
                 continue
+            edges = _edges(members, touching)
             index = {k: i for i, k in enumerate(members)}
-            edges = tuple(
-                (index[i], index[j]) for i in members for j in members if i < j and touching[i, j]
-            )
             hits = []
             dt = f1.time - f0.time
             for m in np.flatnonzero(f0.moving[live]):
@@ -134,10 +132,7 @@ class RackContacts:
             members = linked_to(pressed, int(start))
             if len(members) < _CLUSTER_BALLS or not free[members].all():
                 continue
-            index = {k: i for i, k in enumerate(members)}
-            edges = tuple(
-                (index[i], index[j]) for i in members for j in members if i < j and pressed[i, j]
-            )
+            edges = _edges(members, pressed)
             pushes = self._pushes_on(live, members, p0, v_before, dt)
             if not pushes:
                 continue  # nothing from outside could have changed the pack's velocities
@@ -297,6 +292,16 @@ class RackContacts:
                 out += self._solve_cluster(c, frames[i1 : i1 + GAP_K])
         self._clusters = unsolved
         return out
+
+
+def _edges(members: list[int], linked: np.ndarray) -> tuple[tuple[int, int], ...]:
+    """The ``linked`` pairs among ``members``, as pairs of indices into ``members``."""
+    return tuple(
+        (a, b)
+        for a, i in enumerate(members)
+        for b, j in enumerate(members)
+        if i < j and linked[i, j]
+    )
 
 
 def _frozen_together(rest: np.ndarray, edges, d: float, sweeps: int = 30) -> np.ndarray:
