@@ -4,7 +4,6 @@ few frames behind the newest from lines fitted to the ball's distance to the nos
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import statistics
 from dataclasses import dataclass
@@ -16,7 +15,7 @@ from rules.events import EventKind, ShotEvent
 from rules.table import CushionId
 from tracking.fits import fit_line
 from tracking.geometry import Wall
-from tracking.model import BALLS, TrackFrame
+from tracking.model import BALLS
 
 CUSHION_K = 4
 """Frames each side of a cushion rebound used for its chord velocities."""
@@ -71,8 +70,9 @@ than this (a ball crawling to rest moves 10-25 mm/s at the end; noise adds a lit
 _CRAWL_CONFIDENCE = 0.7
 """A crawl into a cushion is less sure than a rebound: under the referee's review threshold."""
 
-_CRAWL_WAIT_S = 0.3
-"""How long a crawl waits for the ball to be seen at rest before it keeps its own time."""
+_CRAWL_MOST_S = 0.3
+"""The most a crawl's time is taken to be uncertain by (its line in's time at the nose, for a
+ball crawling in at a few mm/s)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,9 +204,7 @@ class CushionContacts:
                 if held is not None:
                     self._held_rebounds[key] = held
                 continue
-            if timing.crawled:
-                self._crawls[int(r)] = event
-            elif timing.soft:
+            if timing.soft:
                 self._hold(key, event, timing, dt)
             else:
                 events.append(event)
@@ -282,23 +280,6 @@ class CushionContacts:
             np.nanmin(gaps[at_second], initial=math.inf),
         )
         return bool(rise > max(_APART_MM, 3 * sigma))
-
-    def _crawls_ended(self, frame: TrackFrame) -> list[ShotEvent]:
-        """Crawls into a cushion (`_crawled_in`), timed once the ball is seen at rest: a ball
-        crawling the last millimetres to a nose stops as it gets there, and vision cannot
-        place it against the nose better than that."""
-        events = []
-        for r, event in list(self._crawls.items()):
-            rest = frame.rest_since[r]
-            gone = not frame.on_table[r]
-            if math.isnan(rest) and not gone and frame.time - event.time < _CRAWL_WAIT_S:
-                continue
-            del self._crawls[r]
-            t = event.time
-            if not math.isnan(rest):
-                t = float(np.clip(rest, event.time, event.time + _CRAWL_WAIT_S))
-            events.append(dataclasses.replace(event, time=t))
-        return events
 
     def _cushion_event(
         self,
@@ -397,7 +378,7 @@ class CushionContacts:
             found = _rebound(line_in, line_out, turn, rad, tol, span)
             if found is None and k == SLOW_K and _lay_still(pts[outs], times[outs]):
                 clear = max(0.5 * min_turn, self.config.noise_sigmas * line_in[1])
-                found = _crawled_in(line_in, line_out, clear, dist[outs] - rad)
+                found = _crawled_in(line_in, line_out, clear, dist[outs] - rad, rad)
             if found is None:
                 continue
             if best is not None and best[1] == wall.cushion:
@@ -483,20 +464,22 @@ def _lay_still(pts: np.ndarray, times: np.ndarray) -> bool:
     return way < _CRAWL_STILL_MM_S * max(float(times[-1] - times[0]), 1e-9)
 
 
-def _crawled_in(line_in, line_out, clear: float, gaps: np.ndarray) -> Timing | None:
+def _crawled_in(line_in, line_out, clear: float, gaps: np.ndarray, rad: float) -> Timing | None:
     """The `Timing` of a ball that came in along ``line_in`` faster than ``clear`` mm/s and
-    then lay against the nose (``gaps``: its distances past one radius, fitted as
+    then lay against the nose (``gaps``: its distances past ``rad``, one radius, fitted as
     ``line_out``): it crawled into the cushion and came back too slowly to see turn.
     None when it came in too slowly, went on in, or lay off the nose. The time is where the
-    line in gets to the nose; `Segmenter._crawls_ended` sets it when the ball is seen still."""
+    line in gets to the nose, or to where the ball lay if that is nearer the rubber: a ball
+    that crawls in and comes back at a few mm/s lies a millimetre or two off the nose, and
+    the line in gets there tens of milliseconds before the touch."""
     vn_in, _, t_in0, d_in0 = line_in
     if vn_in > -clear or line_out[0] < 0.25 * vn_in:
         return None
     gap = float(np.median(gaps))
     if gap > _CRAWL_GAP_MM:
         return None
-    t = t_in0 + (d_in0 - line_out[3]) / -vn_in  # where the line in meets where it lay
-    return Timing(float(t), min(_CRAWL_GAP_MM / -vn_in, _CRAWL_WAIT_S), crawled=True)
+    t = t_in0 + (d_in0 - min(line_out[3], rad)) / -vn_in
+    return Timing(float(t), min(_CRAWL_GAP_MM / -vn_in, _CRAWL_MOST_S), crawled=True)
 
 
 @njit(cache=True, nogil=True)

@@ -121,7 +121,6 @@ class Segmenter(
         self._in_view_since: dict[int, float] = {}
         self._first_time = math.nan
         self._lamp_touched: set[int] = set()
-        self._crawls: dict[int, ShotEvent] = {}
         self._cushion_times: dict[tuple[int, object], list[float]] = {}
         self._arrived: dict[tuple[int, object], list[float]] = {}
         self._held_rebounds: dict[tuple[int, object], HeldRebound] = {}
@@ -159,7 +158,6 @@ class Segmenter(
         events += self._cushion_contacts()
         events += self._soft_contacts()
         events += self._checked()
-        events += self._crawls_ended(frame)
         if len(self._frames) >= 3:
             events += self._rebounds(f1)
         events += self._rest(frame)
@@ -180,9 +178,8 @@ class Segmenter(
         the long-window rebound test, so the shot does not wait for it."""
         if not self._frames:
             return []
-        crawls = list(self._crawls.values()) + [h.event for h in self._held_rebounds.values()]
-        self._crawls.clear()
+        soft = [h.event for h in self._held_rebounds.values()]
         self._held_rebounds.clear()
         # No more frames will come to check the marginal contacts held: they stand.
         held, self._unchecked = self._unchecked, []
-        return held + crawls + self._rest(self._frames[-1], final=True)
+        return held + soft + self._rest(self._frames[-1], final=True)
