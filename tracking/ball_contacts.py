@@ -37,9 +37,6 @@ _PASS_OVER_MM = 12.0
 _UPPER = np.triu(np.ones((len(BALLS), len(BALLS)), dtype=bool), 1)
 """Each pair of balls once (row < column)."""
 
-_BOUNCE_STEPS = 17
-"""Points along a frame interval at which a path turned back by a cushion is tried."""
-
 _LOOKBACK = 10
 """Frames back a contact of two parting balls is looked for (`Segmenter._closest_before`)."""
 
@@ -174,7 +171,7 @@ class BallContacts:
                     cluster.time.append(event.time)
         # A rack being solved keeps its balls out of the shared fit as well.
         free = near & upper & ~(held[:, None] | held[None, :])
-        scene = Interval(p0, p1, v_before, v_out, noise, dt)
+        scene = Interval(p0, p1, v_before, v_out, noise, dt, just_hit)
         # A moving ball kicked that touches no other ball in the interval: only cushions turned
         # it. In a rattle the jaws turn it every frame or two, and a ball followed into a
         # cushion by another is struck back into it a frame after its rebound: too often for
@@ -442,9 +439,10 @@ class BallContacts:
                 closest_distance(rel_p0, (rel_p1 - rel_p0) / dt, 0.0, dt),
             )
             if closest > d + tol:
-                bounced = self._bounced_touch(p0, v_before, dt)
-                if bounced is None:
+                turned = self._geo.bounced_touch(np.array(p0), np.array(v_before), dt, tol)
+                if turned is None:
                     return None
+                bounced = turned[0]
         # ... and by carrying the outgoing motion back from f1 (when it parts in the interval).
         back = touch_roots(rel_p1 - rel_vo * dt, rel_vo, d)
         tau_out = back[1] if back and -late <= back[1] <= dt + late else None
@@ -551,33 +549,6 @@ class BallContacts:
             return None
         step = times[k] - times[k - 1] if k else 0.5 * (times[1] - times[0])
         return float(times[k]), float(step)
-
-    def _bounced_touch(self, p0, v_before, dt: float) -> float | None:
-        """When, inside (0, dt], two balls touched after one of them came off a cushion nose
-        in the same interval (a ball pinned between a cushion and a ball): neither its way in
-        carried on nor the chord from f0 to f1 passes the other ball, but its way in turned
-        back by the cushion does (not where it crossed into a pocket's mouth). None if that way
-        does not reach the other ball either."""
-        taus = np.linspace(0.0, dt, _BOUNCE_STEPS)
-        half = np.array([self._geo.hx, self._geo.hy]) - self._d / 2
-        paths = [p0[k] + np.outer(taus, v_before[k]) for k in (0, 1)]
-        bent = False
-        for path in paths:
-            # Folded back at the nose lines (centre one radius in): the rebound turns the
-            # normal velocity round; losing some of it on the way changes a touch by little.
-            over = np.abs(path) - half
-            beyond = (over > 0).any(axis=1)
-            if beyond.any() and not self._geo.near_a_mouth(path[beyond], self._d).any():
-                path[:] = np.where(over > 0, np.sign(path) * (half - over), path)
-                bent = True
-        if not bent:
-            return None
-        gaps = np.hypot(*(paths[0] - paths[1]).T) - self._d
-        touching = np.flatnonzero(gaps <= self.config.touch_tolerance_mm)
-        if len(touching) == 0:
-            return None
-        inside = np.flatnonzero(gaps <= 0.0)
-        return float(taus[inside[0]] if len(inside) else taus[np.argmin(gaps)])
 
     def _blocked(self, ra: int, rb: int, tau: float) -> bool:
         """Whether, carried on from f0 for ``tau`` s, ``ra`` or ``rb`` overlaps another ball

@@ -14,6 +14,9 @@ import numpy as np
 from calibration.table import TableSpec
 from rules.table import CushionId, PocketId
 
+_BOUNCE_STEPS = 17
+"""Points along a frame interval at which a path turned back by a cushion is tried."""
+
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Wall:
@@ -122,6 +125,38 @@ class TableCache:
             if pocket.contains((x, y)):
                 return pocket.id
         return None
+
+    def bounced_touch(
+        self, p0: np.ndarray, v: np.ndarray, dt: float, tolerance: float
+    ) -> tuple[float, np.ndarray] | None:
+        """When, inside (0, ``dt``], two balls at ``p0`` (2, 2) moving at ``v`` (2, 2) touch
+        (to ``tolerance`` mm) after one of them comes off a cushion nose (a ball pinned
+        between a cushion and a ball), by their ways turned back at the nose lines (centre one
+        radius in; not where a way crosses into a pocket's mouth); and their line of centres
+        then (unit, from the first to the second). None when neither way reaches a nose in
+        the interval, or the turned ways do not touch in it."""
+        taus = np.linspace(0.0, dt, _BOUNCE_STEPS)
+        half = np.array([self.hx, self.hy]) - self.d / 2
+        paths = [p0[k] + np.outer(taus, v[k]) for k in (0, 1)]
+        bent = False
+        for path in paths:
+            # The rebound turns the normal velocity round; losing some of it on the way
+            # changes a touch by little.
+            over = np.abs(path) - half
+            beyond = (over > 0).any(axis=1)
+            if beyond.any() and not self.near_a_mouth(path[beyond], self.d).any():
+                path[:] = np.where(over > 0, np.sign(path) * (half - over), path)
+                bent = True
+        if not bent:
+            return None
+        gaps = np.hypot(*(paths[0] - paths[1]).T) - self.d
+        touching = np.flatnonzero(gaps <= tolerance)
+        if len(touching) == 0:
+            return None
+        inside = np.flatnonzero(gaps <= 0.0)
+        at = int(inside[0] if len(inside) else np.argmin(gaps))
+        n = paths[1][at] - paths[0][at]
+        return float(taus[at]), n / max(float(np.hypot(*n)), 1e-9)
 
     def nearest_mouth(self, x: float, y: float, reach: float) -> PocketId | None:
         """The pocket whose mouth centre is nearest (x, y), if within ``reach`` mm."""

@@ -35,6 +35,8 @@ _LATE = 0.15
 """How far (a share of the interval) a touch carried along a fitted line may fall outside the
 interval and still be in it: one frame's centres are a millimetre or two off."""
 
+_PARTED_MM = 3.0
+"""A gap between two balls this wide is no noise on a touch (a gap is placed to a millimetre)."""
 
 _ORDER_SIGMAS = 2.0
 """How many of its noise sigmas (`_order_slack`) a ball may seem to leave a wall before it
@@ -52,6 +54,8 @@ class Interval:
         v_out: (n, 2) velocities over the step after it, mm/s.
         noise: (n,) each ball's velocity noise over one frame, mm/s.
         dt: The interval's length, s.
+        stale: (n,) the balls hit in the interval before, whose velocity coming in may not
+            be theirs yet (None: none).
     """
 
     p0: np.ndarray
@@ -60,6 +64,16 @@ class Interval:
     v_out: np.ndarray
     noise: np.ndarray
     dt: float
+    stale: np.ndarray | None = None
+
+    def parting(self, a: int, b: int, diameter: float) -> bool:
+        """Whether balls ``a`` and ``b`` are clearly apart at f0 (`_PARTED_MM`) and moving
+        apart as they came in, neither hit just before (its velocity in would be stale)."""
+        if self.stale is not None and (self.stale[a] or self.stale[b]):
+            return False
+        rel_p = self.p0[b] - self.p0[a]
+        rel_v = self.v_before[b] - self.v_before[a]
+        return float(np.hypot(*rel_p)) > diameter + _PARTED_MM and float(rel_p @ rel_v) > 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +127,7 @@ def shared_contacts(
     walls: list[tuple[int, int, float]] = []
     touching: set[int] = set()
     for members in _groups(candidates):
-        edges = _touching(scene, candidates, members, limits)
+        edges = _touching(scene, candidates, members, geo, limits)
         touching.update(k for edge in edges for k in edge)
         if not edges or all(e in found for e in edges):
             continue
@@ -154,7 +168,7 @@ def _groups(candidates: np.ndarray) -> list[list[int]]:
     return groups
 
 
-def _touching(scene: Interval, candidates, members: list[int], limits: Limits):
+def _touching(scene: Interval, candidates, members: list[int], geo: TableCache, limits: Limits):
     """The candidate pairs of a group that come within touching distance in the interval, by
     their motion coming in or by their step across it."""
     reach = limits.diameter + limits.tolerance
@@ -165,6 +179,11 @@ def _touching(scene: Interval, candidates, members: list[int], limits: Limits):
                 continue
             rel_p = scene.p0[b] - scene.p0[a]
             rel_v = scene.v_before[b] - scene.v_before[a]
+            if scene.parting(a, b, limits.diameter):
+                # Parting as they came in: only a cushion turning one back brings them together.
+                if _bounced(scene, a, b, geo) is not None:
+                    edges.append((a, b))
+                continue
             rel_step = (scene.p1[b] - scene.p1[a] - rel_p) / scene.dt
             close = min(
                 closest_distance(rel_p, rel_v, 0.0, scene.dt),
@@ -175,12 +194,26 @@ def _touching(scene: Interval, candidates, members: list[int], limits: Limits):
     return edges
 
 
-def _touch(scene: Interval, a: int, b: int, diameter: float) -> tuple[float, np.ndarray]:
-    """When in the interval ``a`` and ``b`` touch by their motion coming in (or come closest),
-    and their line of centres then (unit, from a to b)."""
+def _bounced(scene: Interval, a: int, b: int, geo: TableCache) -> tuple[float, np.ndarray] | None:
+    """`TableCache.bounced_touch` of ``a`` and ``b`` in the interval, to `_PARTED_MM`: the
+    ways turned back at full speed bring them together sooner than the rebound does."""
+    p0 = scene.p0[[a, b]]
+    return geo.bounced_touch(p0, scene.v_before[[a, b]], scene.dt, _PARTED_MM)
+
+
+def _touch(
+    scene: Interval, a: int, b: int, geo: TableCache, limits: Limits
+) -> tuple[float, np.ndarray]:
+    """When in the interval ``a`` and ``b`` touch by their motion coming in (or come closest;
+    or, parting, touch after a cushion turned one back: `_bounced`), and their line of
+    centres then (unit, from a to b)."""
     rel_p = scene.p0[b] - scene.p0[a]
     rel_v = scene.v_before[b] - scene.v_before[a]
-    roots = touch_roots(rel_p, rel_v, diameter)
+    if scene.parting(a, b, limits.diameter):
+        bounced = _bounced(scene, a, b, geo)
+        if bounced is not None:
+            return bounced
+    roots = touch_roots(rel_p, rel_v, limits.diameter)
     tau = roots[0] if roots else closest_time(rel_p, rel_v, 0.0, scene.dt)
     tau = float(np.clip(tau, 0.0, scene.dt))
     n = rel_p + rel_v * tau
@@ -233,7 +266,7 @@ def _fitted(scene, members, edges, geo, limits) -> _Fit | None:
     crashes on an empty design)."""
     index = {k: i for i, k in enumerate(members)}
     m = len(members)
-    touches = [_touch(scene, a, b, limits.diameter) for a, b in edges]
+    touches = [_touch(scene, a, b, geo, limits) for a, b in edges]
     cols = [
         push_column(m, index[a], index[b], normal)
         for (a, b), (_, normal) in zip(edges, touches, strict=True)

@@ -181,6 +181,40 @@ def test_a_ball_followed_into_a_cushion_has_its_contact_rule_3_20(seed: int) -> 
     assert at == pytest.approx(DT / 2, abs=0.2 * DT)
 
 
+def _struck_back_after(seed: int, stale: bool = False) -> Interval:
+    """Ball 0 runs into the head cushion at 1100 mm/s, touching it 0.6 of the way through the
+    interval, and comes off at 880; ball 1 follows it in at 470 mm/s, 9.5 mm behind at f0,
+    and the two meet 5 ms after f1, a 1000 mm/s impulse: the steps after the interval, from
+    which their velocities out are measured, carry that contact. ``stale``: ball 1 was hit
+    in the interval before."""
+    normal, _, touch = _head_nose()
+    at, meet = 0.6 * DT, DT + 0.005
+    p0 = np.array([touch + 1100.0 * at * normal, touch + (1100.0 * at + D + 9.5) * normal])
+    v_before = np.array([-1100.0 * normal, -470.0 * normal])
+    p1 = np.array([touch + 880.0 * (DT - at) * normal, p0[1] - 470.0 * DT * normal])
+    # Over the step after f1: 5 ms as they were, then the impulse.
+    rest = DT - (meet - DT)
+    v_out = np.array(
+        [
+            (880.0 * (meet - DT) - 120.0 * rest) / DT * normal,
+            (-470.0 * (meet - DT) + 530.0 * rest) / DT * normal,
+        ]
+    )
+    rng = np.random.default_rng(seed)
+    v_out += rng.normal(0, NOISE / 2, (2, 2))
+    return Interval(p0, p1, v_before, v_out, np.full(2, NOISE), DT, np.array([False, stale]))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_ball_struck_back_after_its_rebound_is_not_struck_in_it_rule_3_20(seed: int) -> None:
+    # Parting as they came in, the two meet only after ball 0 came off the cushion, after
+    # the interval: the kick the step after shows is the next interval's contact, not this
+    # one's (a contact here would come before the rebound, and hide it).
+    scene = _struck_back_after(seed)
+    candidates = np.array([[False, True], [False, False]])
+    assert shared_contacts(scene, candidates, set(), GEO, LIMITS).pairs == ()
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_a_ball_leaving_a_cushion_slowly_late_in_the_interval_has_its_contact_rule_3_20(
     seed: int,
