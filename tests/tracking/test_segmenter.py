@@ -553,14 +553,14 @@ def test_a_shot_at_rest_ends_when_the_input_ends_rule_3_15(tail: float) -> None:
     assert abs(shot.end_time - sim.end_time) <= 0.3
 
 
-def _crawl(stop_short_mm: float, seed: int) -> list[Detections]:
+def _crawl(stop_short_mm: float, seed: int, v_end: float = 30.0) -> list[Detections]:
     """The 6 rolls toward the foot cushion, slowing at 100 mm/s^2, and comes to rest
-    ``stop_short_mm`` off its nose (0: it reaches the nose at 30 mm/s and stays against it);
-    vision's noise on a moving ball, a fixed offset on a resting one."""
+    ``stop_short_mm`` off its nose (0: it reaches the nose at ``v_end`` mm/s and stays
+    against it); vision's noise on a moving ball, a fixed offset on a resting one."""
     rng = np.random.default_rng(seed)
     nose = TABLE.length / 2 - TABLE.ball_diameter / 2
     end = nose - stop_short_mm
-    v_end = 30.0 if stop_short_mm == 0 else 0.0
+    v_end = v_end if stop_short_mm == 0 else 0.0
     # Backwards from the end: distance to go at speed v is (v^2 - v_end^2) / 200.
     xs, still = [], rng.normal(0.0, 0.6, 2)
     for k in range(200):
@@ -599,11 +599,13 @@ def _soft_touch(seed: int) -> list[Detections]:
     ]
 
 
+@pytest.mark.parametrize("v_end", [30.0, 15.0])
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
-def test_a_ball_crawling_into_a_cushion_touched_it_rule_3_20(seed: int) -> None:
+def test_a_ball_crawling_into_a_cushion_touched_it_rule_3_20(seed: int, v_end: float) -> None:
     # It comes back too slowly to see turn (a crawl to the rail): the contact is counted, put
-    # up for review, and timed where its line in reaches the nose.
-    found = run(_crawl(0.0, seed)).of_kind(EventKind.BALL_CUSHION)
+    # up for review, and timed where its line in reaches the nose. At 15 mm/s, twelve frames
+    # of 0.7 mm noise still show it coming in (to 3.5 mm/s).
+    found = run(_crawl(0.0, seed, v_end)).of_kind(EventKind.BALL_CUSHION)
     assert [(e.ball, e.cushion) for e in found] == [(BallId.SIX, CushionId.FOOT)]
     assert found[0].confidence < 0.8
     assert found[0].time == pytest.approx(1.6, abs=0.1)
