@@ -71,6 +71,8 @@ class SegmenterConfig:
             a usual cloth): a racked ball leaves the rack sliding, and a line through its next
             few centres gives its velocity some 60 mm/s under its launch's
             (`fits.launch_velocity`).
+        ball_restitution: How much of a ball-ball contact's compression comes back (phenolic
+            resin balls: 0.92-0.98): how a rack shares out a blow (`rack_contacts.shared_out`).
     """
 
     touch_tolerance_mm: float = 12.0
@@ -82,6 +84,7 @@ class SegmenterConfig:
     light_height_mm: float | None = None
     rolling_decel: float = TrackerConfig().rolling_decel
     sliding_decel: float = 1960.0
+    ball_restitution: float = 0.95
 
 
 class Segmenter(
