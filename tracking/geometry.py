@@ -135,8 +135,11 @@ class TableCache:
         radius in; not where a way crosses into a pocket's mouth); and their line of centres
         then (unit, from the first to the second). None when neither way reaches a nose in
         the interval, or the turned ways do not touch in it."""
-        taus = np.linspace(0.0, dt, _BOUNCE_STEPS)
         half = np.array([self.hx, self.hy]) - self.d / 2
+        ends = np.abs(np.concatenate([p0, p0 + v * dt]))
+        if (ends < half).all():
+            return None  # a straight way's farthest out is at an end: neither reaches a nose
+        taus = np.linspace(0.0, dt, _BOUNCE_STEPS)
         paths = [p0[k] + np.outer(taus, v[k]) for k in (0, 1)]
         bent = False
         for path in paths:
