@@ -170,7 +170,9 @@ def _groups(candidates: np.ndarray) -> list[list[int]]:
 
 def _touching(scene: Interval, candidates, members: list[int], geo: TableCache, limits: Limits):
     """The candidate pairs of a group that come within touching distance in the interval, by
-    their motion coming in or by their step across it."""
+    their motion coming in or by their step across it; two clearly parting as they came in
+    only by a cushion turning one back (`_bounced`): the step after a contact just past the
+    interval's end carries its kick, and would put it here."""
     reach = limits.diameter + limits.tolerance
     edges = []
     for i, a in enumerate(members):
