@@ -181,12 +181,11 @@ def test_a_ball_followed_into_a_cushion_has_its_contact_rule_3_20(seed: int) -> 
     assert at == pytest.approx(DT / 2, abs=0.2 * DT)
 
 
-def _struck_back_after(seed: int, stale: bool = False) -> Interval:
+def _struck_back_after(seed: int) -> Interval:
     """Ball 0 runs into the head cushion at 1100 mm/s, touching it 0.6 of the way through the
     interval, and comes off at 880; ball 1 follows it in at 470 mm/s, 9.5 mm behind at f0,
     and the two meet 5 ms after f1, a 1000 mm/s impulse: the steps after the interval, from
-    which their velocities out are measured, carry that contact. ``stale``: ball 1 was hit
-    in the interval before."""
+    which their velocities out are measured, carry that contact."""
     normal, _, touch = _head_nose()
     at, meet = 0.6 * DT, DT + 0.005
     p0 = np.array([touch + 1100.0 * at * normal, touch + (1100.0 * at + D + 9.5) * normal])
@@ -202,7 +201,7 @@ def _struck_back_after(seed: int, stale: bool = False) -> Interval:
     )
     rng = np.random.default_rng(seed)
     v_out += rng.normal(0, NOISE / 2, (2, 2))
-    return Interval(p0, p1, v_before, v_out, np.full(2, NOISE), DT, np.array([False, stale]))
+    return Interval(p0, p1, v_before, v_out, np.full(2, NOISE), DT)
 
 
 @pytest.mark.parametrize("seed", range(4))
