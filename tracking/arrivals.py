@@ -8,13 +8,21 @@ from the ball's line in: where it reaches the nose, with the strike clearly afte
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 
 import numpy as np
 
 from rules.events import EventKind, ShotEvent
 from rules.table import CushionId
-from tracking.cushion_contacts import REACH_MM, REPEAT_S, Timing, median_sigma, rolled_line
+from tracking.cushion_contacts import (
+    REACH_MM,
+    REPEAT_S,
+    Timing,
+    median_sigma,
+    nearest_over_step,
+    rolled_line,
+)
 from tracking.model import BALLS
 
 ARRIVAL_SLACK_S = 0.004
@@ -57,7 +65,7 @@ class Arrivals:
                 for r in pair:
                     struck[r] = min(struck.get(r, math.inf), t)
         events = []
-        for r, t_hit in struck.items():
+        for r in self._arriving(k, span, struck):
             seen = stack.seen[span, r]
             if not seen[k]:
                 continue
@@ -66,23 +74,38 @@ class Arrivals:
             last = max((u for u in turns if u < times[k - 1]), default=-math.inf)
             before = np.flatnonzero(seen[:k] & (times[:k] > last))
             sigma = median_sigma(stack.measured_sigma[span, r])
-            event = self._arrival(r, stack.points[span, r], times, seen, before, t_hit, sigma)
+            event = self._arrival(r, span, before, struck.get(r), sigma)
             if event is not None and self._new_arrival(r, event.cushion, event.time, sigma):
                 events.append(event)
         return events
 
+    def _arriving(self, k: int, span: slice, struck: dict[int, float]) -> list[int]:
+        """The balls that may reach a nose beside the window's centre frame: those struck
+        there, and those moving within reach of a cushion line at it."""
+        stack = self._window
+        centre = -(k + 1)
+        reach = self._d / 2 + self.config.touch_tolerance_mm + REACH_MM
+        # (A ball never seen has nan gaps: it is not near.)
+        near = stack.on_table[centre] & (np.fmin.reduce(stack.edge_gaps[centre], axis=1) <= reach)
+        moving = self._frames[centre].moving
+        return sorted(set(struck) | set(np.flatnonzero(near & moving).tolist()))
+
     def _arrival(
-        self, r, pts, times, seen, before, struck: float, sigma: float
+        self, r: int, span: slice, before: np.ndarray, struck: float | None, sigma: float
     ) -> ShotEvent | None:
-        """Ball ``r``'s arrival at a nose, from its centres ``pts`` at ``times`` (the window;
-        ``seen``: where it was seen), a straight line in through the frames ``before`` (seen
-        and free of its last turn), struck at ``struck``; or None. The line must run into the
-        nose, within its length, between the frames either side of the centre, explain every
-        frame up to there, and miss the first frame after it (the ball turned); the strike must
-        come clearly after (`ARRIVAL_SLACK_S`), or else a second touch of the same cushion be
-        known a frame or more later."""
+        """Ball ``r``'s arrival at a nose, from a straight line in through the window's
+        (``span``) frames ``before`` (seen and free of its last turn), struck at ``struck``
+        (None: not struck); or None. The line must run into the nose, within its length,
+        between the frames either side of the centre, explain every frame up to there, and
+        miss the first frame after it (the ball turned). The strike must come clearly after
+        (`ARRIVAL_SLACK_S`), or else a second touch of the same cushion be known a frame or
+        more later; a ball not struck must show the cushion turned it (`_turned_back`). Of
+        two walls the line runs into (in a corner), the first it reaches."""
+        stack = self._window
+        times, seen, pts = stack.times[span], stack.seen[span, r], stack.points[span, r]
         k = len(times) // 2
         rad, margin = self._d / 2, max(2.0, 3 * sigma)
+        found = None
         for w in self._geo.walls_along(pts[k]):
             wall = self._geo.walls[w]
             dist = (pts - self._geo.wall_starts[w]) @ self._geo.wall_normals[w]
@@ -101,6 +124,8 @@ class Arrivals:
             t_a = t0 + (d0 - rad) / -vn
             if not times[k - 1] < t_a <= times[k + 1]:
                 continue
+            if found is not None and found[0] <= t_a:
+                continue
             at = pts[np.argmin(np.abs(times - t_a))] - self._geo.wall_starts[w]
             if not 0.0 <= at @ wall.along <= self._geo.wall_lengths_sq[w]:
                 continue  # past the wall's end: into a pocket's mouth, or onto the next wall
@@ -110,18 +135,46 @@ class Arrivals:
             if np.any(np.abs(off_line[upto]) > margin) or not len(after):
                 continue
             turned = off_line[after[0]] > margin
-            later = self._touched_again(r, wall.cushion, t_a)
-            if not (t_a < struck - ARRIVAL_SLACK_S or (turned and later)):
-                continue
-            return ShotEvent(
-                EventKind.BALL_CUSHION,
-                float(t_a),
-                (BALLS[r],),
-                cushion=wall.cushion,
-                confidence=_ARRIVAL_CONFIDENCE,
-                time_uncertainty=0.25 * float(times[k + 1] - times[k]),
-            )
-        return None
+            if struck is None:
+                # A sighting just after the touch shows little: the next one shows the turn.
+                shown = after[times[after] - t_a >= 0.5 * (times[k + 1] - times[k])][:1]
+                if len(shown) == 0 or shown[0] > after[min(1, len(after) - 1)]:
+                    continue
+                b = int(shown[0])
+                # Carried on, the line in runs into the rubber by more than the noise there.
+                past = -vn * (times[b] - t_a)
+                if not (past > margin and off_line[b] > margin and slate[b]):
+                    continue
+                if not self._turned_back(r, span, [int(ins[-1]), *after[after <= b].tolist()]):
+                    continue
+                # Off the nose, and no faster than it came in (a kick would send it faster).
+                if not margin < dist[b] - rad <= past + margin:
+                    continue
+            else:
+                later = self._touched_again(r, wall.cushion, t_a)
+                if not (t_a < struck - ARRIVAL_SLACK_S or (turned and later)):
+                    continue
+            found = (t_a, wall)
+        if found is None:
+            return None
+        t_a, wall = found
+        return ShotEvent(
+            EventKind.BALL_CUSHION,
+            float(t_a),
+            (BALLS[r],),
+            cushion=wall.cushion,
+            confidence=_ARRIVAL_CONFIDENCE,
+            time_uncertainty=0.25 * float(times[k + 1] - times[k]),
+        )
+
+    def _turned_back(self, r: int, span: slice, frames: list[int]) -> bool:
+        """Whether nothing but a cushion can have turned ball ``r`` over the window's
+        (``span``) ``frames`` (in order): no other ball came within touching distance of it
+        on any step between them."""
+        pts = self._window.points[span]
+        reach = self._d + self.config.touch_tolerance_mm
+        steps = itertools.pairwise(frames)
+        return all(nearest_over_step(pts[i], pts[j], r) > reach for i, j in steps)
 
     def _split_rebound(
         self,

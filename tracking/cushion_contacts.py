@@ -339,7 +339,7 @@ class CushionContacts:
         frame interval (their relative motion taken as straight across it)."""
         pts = self._window.points
         reach = self._d + self.config.touch_tolerance_mm
-        return _nearest_over_step(pts[-2], pts[-1], r) <= reach
+        return nearest_over_step(pts[-2], pts[-1], r) <= reach
 
     def _walls_near(self, pts: np.ndarray, sigma: float) -> list[tuple[Wall, np.ndarray]]:
         """The walls (cushion noses, jaw faces) the centre of the window ``pts`` may have
@@ -485,7 +485,7 @@ def _crawled_in(line_in, line_out, clear: float, gaps: np.ndarray, rad: float) -
 
 
 @njit(cache=True, nogil=True)
-def _nearest_over_step(p0: np.ndarray, p1: np.ndarray, r: int) -> float:
+def nearest_over_step(p0: np.ndarray, p1: np.ndarray, r: int) -> float:
     """The closest any other ball came to ball ``r`` between two frames' centres ``p0`` and
     ``p1`` (16, 2), each pair's relative motion taken as straight (nan centres: none)."""
     nearest = math.inf
