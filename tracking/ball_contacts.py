@@ -171,7 +171,9 @@ class BallContacts:
                     cluster.time.append(event.time)
         # A rack being solved keeps its balls out of the shared fit as well.
         free = near & upper & ~(held[:, None] | held[None, :])
-        scene = Interval(p0, p1, v_before, v_out, noise, dt, just_hit)
+        scene = Interval(
+            p0, p1, v_before, v_out, noise, dt, just_hit, self._struck_in(live, f0, f1)
+        )
         # A moving ball kicked that touches no other ball in the interval: only cushions turned
         # it. In a rattle the jaws turn it every frame or two, and a ball followed into a
         # cushion by another is struck back into it a frame after its rebound: too often for
@@ -223,6 +225,16 @@ class BallContacts:
             cushion = self._geo.walls[w].cushion
             self._shared_cushion(int(live[k]), cushion, f0.time + tau, f1, scene.dt)
         return events
+
+    def _struck_in(self, live: np.ndarray, f0: TrackFrame, f1: TrackFrame) -> np.ndarray:
+        """When in (f0, f1] each of ``live`` was first struck by a contact found so far, s
+        after f0 (inf: not struck there)."""
+        struck = np.full(len(live), math.inf)
+        for k, r in enumerate(live.tolist()):
+            inside = [t for t in self._contacts_of(r) if f0.time < t <= f1.time]
+            if inside:
+                struck[k] = min(inside) - f0.time
+        return struck
 
     def _shared_cushion(self, r: int, cushion: CushionId, t: float, f1: TrackFrame, dt: float):
         """Keep ball ``r``'s cushion contact that the joint fit found, unless the rebound test

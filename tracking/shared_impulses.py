@@ -56,6 +56,8 @@ class Interval:
         dt: The interval's length, s.
         stale: (n,) the balls hit in the interval before, whose velocity coming in may not
             be theirs yet (None: none).
+        struck: (n,) when each ball's contact with another ball already found in the
+            interval struck it, s into the interval (inf: none; None: none at all).
     """
 
     p0: np.ndarray
@@ -65,6 +67,7 @@ class Interval:
     noise: np.ndarray
     dt: float
     stale: np.ndarray | None = None
+    struck: np.ndarray | None = None
 
     def parting(self, a: int, b: int, diameter: float) -> bool:
         """Whether balls ``a`` and ``b`` are clearly apart at f0 (`_PARTED_MM`) and moving
@@ -133,14 +136,15 @@ def shared_contacts(
             continue
         fit = _fitted(scene, members, edges, geo, limits)
         if fit is not None:
-            pairs += _pair_hits(scene, fit, edges, found, limits)
-            walls += _wall_hits(scene, fit, edges, geo, limits)
+            hits = _pair_hits(scene, fit, edges, found, limits)
+            pairs += hits
+            walls += _wall_hits(scene, fit, edges, geo, limits, _strikes(scene, hits))
     for k in alone:
         if k in touching:
             continue  # judged with its group (or, all found, by the rebound test and the press)
         fit = _fitted(scene, [k], [], geo, limits)
         if fit is not None:
-            walls += _wall_hits(scene, fit, [], geo, limits)
+            walls += _wall_hits(scene, fit, [], geo, limits, _strikes(scene, []))
     return SharedContacts(tuple(pairs), tuple(walls))
 
 
@@ -293,10 +297,21 @@ def _pair_hits(scene, fit: _Fit, edges, found, limits) -> list[tuple[int, int, f
     return out
 
 
-def _wall_hits(scene, fit: _Fit, edges, geo: TableCache, limits) -> list[tuple[int, int, float]]:
+def _strikes(scene: Interval, hits: list[tuple[int, int, float]]) -> np.ndarray:
+    """(n,) when each ball was first struck in the interval by a contact found there before
+    (`Interval.struck`) or among ``hits``, s into it (inf: not struck)."""
+    out = np.full(len(scene.p0), math.inf) if scene.struck is None else scene.struck.copy()
+    for a, b, tau in hits:
+        out[[a, b]] = np.minimum(out[[a, b]], tau)
+    return out
+
+
+def _wall_hits(
+    scene, fit: _Fit, edges, geo: TableCache, limits, known: np.ndarray
+) -> list[tuple[int, int, float]]:
     """The group's cushion contacts: a wall whose push counts, that the ball reached inside
     the interval going in (by its line in, or struck into it by a ball where it lay) and left
-    inside it going out (by its line out, carried back from f1)."""
+    inside it going out (by its line out, carried back from f1). ``known``: `_strikes`."""
     rad = limits.diameter / 2
     struck: dict[int, float] = {}
     for (a, b), (tau, _) in zip(edges, fit.touches, strict=True):
@@ -316,13 +331,20 @@ def _wall_hits(scene, fit: _Fit, edges, geo: TableCache, limits) -> list[tuple[i
         came = gap_in / -vn_in if vn_in < 0 else math.inf
         if gap_in <= limits.tolerance:
             came = min(came, struck.get(k, math.inf))  # lying against it, struck into it
+        # Its line in reaching the wall before a strike found in the interval is stale, or
+        # an earlier touch (`tracking.arrivals`): this touch comes after the strike.
+        driven = came < known[k] < math.inf
+        if driven:
+            came = known[k]
         left = scene.dt - gap_out / vn_out
         late = _LATE * scene.dt
         if not (-late <= came <= left + late + _order_slack(scene, k, vn_in, vn_out)):
             continue
         if not -late <= left <= scene.dt + late:
             continue
-        out.append((k, w, float(np.clip(0.5 * (came + left), 0.0, scene.dt))))
+        # Struck into it, it gets there some time after the strike; when, only its way off says.
+        t = max(came, left) if driven else 0.5 * (came + left)
+        out.append((k, w, float(np.clip(t, 0.0, scene.dt))))
     return out
 
 

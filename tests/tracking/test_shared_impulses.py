@@ -234,3 +234,30 @@ def test_a_ball_leaving_a_cushion_slowly_late_in_the_interval_has_its_contact_ru
     ((ball, wall, t),) = shared_contacts(scene, none, set(), GEO, LIMITS, alone=[0]).walls
     assert (ball, GEO.walls[wall].cushion) == (0, CushionId.HEAD)
     assert t == pytest.approx(at, abs=0.25 * DT)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_ball_struck_back_into_a_cushion_is_timed_after_the_strike_rule_3_20(seed: int) -> None:
+    # Ball 0 touched the head cushion in the interval before and is coming off it at 480 mm/s
+    # when a contact found in this one strikes it back in at 1000 mm/s, 7 ms in; it reaches
+    # the nose 6 ms later and leaves at 800 mm/s. Its velocity coming in is still its way in
+    # to the first touch (1600 mm/s), which carried on reaches the nose 2 ms in: the touch is
+    # timed by its way off, after the strike, not between the two.
+    normal, _, touching = _head_nose()
+    p0 = touching + normal * 2.7
+    struck, touch = 0.007, 0.007 + (2.7 + 0.48 * 7.0) / 1000.0
+    p1 = touching + normal * 800.0 * (DT - touch)
+    rng = np.random.default_rng(seed)
+    scene = Interval(
+        p0[None, :],
+        p1[None, :],
+        (-1600.0 * normal)[None, :],
+        (800.0 * normal + rng.normal(0, NOISE / 2, 2))[None, :],
+        np.full(1, NOISE),
+        DT,
+        struck=np.array([struck]),
+    )
+    found = shared_contacts(scene, np.zeros((1, 1), dtype=bool), set(), GEO, LIMITS, alone=[0])
+    ((ball, wall, at),) = found.walls
+    assert (ball, GEO.walls[wall].cushion) == (0, CushionId.HEAD)
+    assert at == pytest.approx(touch, abs=1.5e-3)
