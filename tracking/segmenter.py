@@ -32,6 +32,7 @@ from calibration.table import TableSpec
 from rules.events import ShotEvent
 from tracking.arrivals import Arrivals
 from tracking.ball_contacts import GAP_K, BallContacts, PendingContact
+from tracking.chains import Chains
 from tracking.cushion_contacts import CUSHION_K, SLOW_K, CushionContacts, HeldRebound
 from tracking.endings import Endings
 from tracking.geometry import TableCache
@@ -88,7 +89,15 @@ class SegmenterConfig:
 
 
 class Segmenter(
-    BallContacts, RackContacts, Presses, SoftContacts, Starts, CushionContacts, Arrivals, Endings
+    BallContacts,
+    RackContacts,
+    Presses,
+    SoftContacts,
+    Starts,
+    CushionContacts,
+    Arrivals,
+    Chains,
+    Endings,
 ):
     """Turns the tracker's frames into shot events: each kind of event is decided by one of
     its parts (ball-ball and cushion contacts, starts, endings), over the state kept here."""
@@ -127,6 +136,7 @@ class Segmenter(
         self._cushion_times: dict[tuple[int, object], list[float]] = {}
         self._arrived: dict[tuple[int, object], list[float]] = {}
         self._held_rebounds: dict[tuple[int, object], HeldRebound] = {}
+        self._chained: set[tuple[float, tuple[int, int]]] = set()  # contacts replayed
         self._strike_time = -math.inf
         self._last_departure = -math.inf
         self._d = table.ball_diameter
@@ -159,6 +169,7 @@ class Segmenter(
         events += self._confirmed()
         events += self._pressed_later(frame)
         events += self._cushion_contacts()
+        events += self._chain_touches()
         events += self._soft_contacts()
         events += self._checked()
         if len(self._frames) >= 3:

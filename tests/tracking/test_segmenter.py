@@ -804,6 +804,35 @@ def test_a_ball_struck_back_in_a_frame_after_it_reached_a_cushion_touched_it_twi
     assert both >= 7
 
 
+def test_a_ball_struck_back_into_the_cushion_between_frames_touched_it_twice_rule_3_20() -> None:
+    # The 7 rolls into the foot cushion at 1.2 m/s with the cue ball 2.5 m/s behind it: it
+    # touches, is struck 17 ms later and touches again 7 ms after that. The frame between
+    # shows the 7 a few millimetres off the nose; each frame interval's velocities span two
+    # or three impulses. Replayed from their ways in, the two balls do it in this order, and
+    # the replay without the second touch leaves the 7 inside the rubber.
+    hx, rad = TABLE.length / 2, TABLE.ball_diameter / 2
+    sim = simulate(
+        {"cue": (hx - rad - TABLE.ball_diameter - 370.0, 0.0), "7": (hx - rad - 150.0, 0.0)},
+        (2500.0, 0.0),
+        strike_time=0.3,
+        pushes={"7": (0.3, 1200.0, 0.0)},
+        max_time=4.0,
+    )
+    truth = [e for e in sim.of_kind(EventKind.BALL_CUSHION) if e.ball is BallId.SEVEN][:2]
+    (struck, *_) = sim.of_kind(EventKind.BALL_BALL)
+    assert [e.cushion for e in truth] == [CushionId.FOOT, CushionId.FOOT]
+    assert truth[0].time < struck.time < truth[1].time < struck.time + FRAME
+    assert truth[1].time - truth[0].time > 1.25 * FRAME
+    both = 0
+    for seed in range(12):
+        found = run(render(sim, seed), sim.signals).of_kind(EventKind.BALL_CUSHION)
+        sevens = [e for e in found if e.ball is BallId.SEVEN and e.time < truth[1].time + 0.1]
+        tp, fp, _ = matched(truth, sevens, 2 * FRAME)
+        assert tp >= 1 and fp == 0, seed
+        both += tp == 2
+    assert both >= 6
+
+
 def test_a_ball_struck_sideways_just_after_its_rebound_touched_the_cushion_once_rule_3_20() -> None:
     # The 7 rebounds off the foot cushion and, 5-20 ms later, the cue ball running along the
     # cushion strikes it square to its way out: it is pushed along the cushion, not back into
