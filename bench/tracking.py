@@ -77,7 +77,8 @@ def _random_shot(rng: np.random.Generator):
 
 def _cost_per_frame(quick: bool) -> dict:
     """Tracker + segmenter CPU time per frame for 16 balls (process time, so other work on a
-    shared machine does not count): all at rest, and through a break (all moving)."""
+    shared machine does not count): all at rest, and through a break (all moving); the
+    median frame's and the mean."""
     slots = TABLE.rack_slots(RackShape.TRIANGLE)
     layout = {b: slots[i] for i, b in enumerate(OBJECT_BALLS)}
     layout[BallId.CUE] = (-800.0, 10.0)
@@ -85,7 +86,7 @@ def _cost_per_frame(quick: bool) -> dict:
     dets = render(sim, 0, sigma=1.5)
     out = {}
     for name, frames in (("break_16_balls", dets), ("rest_16_balls", [dets[0]] * len(dets))):
-        best = []
+        best, means = [], []
         for _ in range(1 if quick else 3):
             tracker, segmenter = Tracker(TABLE), Segmenter(TABLE)
             times = []
@@ -96,7 +97,10 @@ def _cost_per_frame(quick: bool) -> dict:
                 segmenter.update(tracker.update(d))
                 times.append(time.process_time() - t0)
             best.append(statistics.median(times) * 1e3)
+            means.append(statistics.fmean(times) * 1e3)
         out[f"{name}_ms_median"] = round(min(best), 3)
+        # The mean counts the frames where a replay or a rack share-out runs.
+        out[f"{name}_ms_mean"] = round(min(means), 3)
     return out
 
 

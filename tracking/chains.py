@@ -29,8 +29,9 @@ _NEIGHBOUR_MM = 60.0
 
 _MOST_BALLS = 5
 
-_WALL_RESTITUTIONS = np.arange(0.5, 1.0001, 0.05)
-"""The cushion restitutions tried: a rubber keeps 10-50 % of a ball's normal speed."""
+_WALL_RESTITUTIONS = np.arange(0.5, 1.0001, 0.1)
+"""The cushion restitutions tried: a rubber keeps 10-50 % of a ball's normal speed (a tenth
+finer moves no touch by a millisecond)."""
 
 _FIT_SIGMAS = 4.0
 """A replay is weighed only when its centres come within this many sigmas of the frames'
@@ -70,14 +71,21 @@ class Chains:
         # not judged yet whose ways in are still in the window is judged.
         earliest = float(w.times[-len(w)]) + (_LINE_FRAMES + 2) * dt
         self._chained = {c for c in self._chained if c[0] > earliest - dt}
+        # A ball rattling between a pocket's jaws is replayed alone from each of its touches.
+        touched = [
+            (t, (r,))
+            for (r, _), ts in self._cushion_times.items()
+            for t in ts
+            if earliest < t <= due and self._at_a_mouth(r, t)
+        ]
         events = []
-        for t, pair in self._contact_times:
-            if earliest < t <= due and (t, pair) not in self._chained:
-                self._chained.add((t, pair))
-                events += self._chain(t, pair, dt)
+        for t, balls in [*self._contact_times, *touched]:
+            if earliest < t <= due and (t, balls) not in self._chained:
+                self._chained.add((t, balls))
+                events += self._chain(t, balls, dt)
         return events
 
-    def _chain(self, t: float, pair: tuple[int, int], dt: float) -> list[ShotEvent]:
+    def _chain(self, t: float, pair: tuple[int, ...], dt: float) -> list[ShotEvent]:
         """The cushion touches of ``pair``'s balls around their contact at ``t`` that the
         replay shows and were not found."""
         w = self._window
@@ -87,9 +95,11 @@ class Chains:
         # A contact between moving balls is timed a frame or so off: the replay starts two
         # frames before it, or before a touch of either ball found just before that.
         near_by = [u for r in pair for u in self._touches_of(r) if t - 3 * dt <= u < t]
-        start = int(np.searchsorted(w.times, min([t - 2 * dt, *near_by]))) - 1
-        end = min(int(np.searchsorted(w.times, t)) + CHAIN_AFTER, len(w))
-        if start < _LINE_FRAMES - 1:
+        filled = w.size - len(w)  # the rows before are empty (nan times)
+        times = w.times[filled:]
+        start = filled + int(np.searchsorted(times, min([t - 2 * dt, *near_by]))) - 1
+        end = min(filled + int(np.searchsorted(times, t)) + CHAIN_AFTER, w.size)
+        if start < filled + _LINE_FRAMES - 1:
             return []
         rows = self._chain_balls(pair, start)
         ways = [self._way_in(r, start) for r in rows]
@@ -108,11 +118,19 @@ class Chains:
                 events.append(self._chain_touch(r, cushion, touch.time, dt))
         return events
 
+    def _at_a_mouth(self, r: int, t: float) -> bool:
+        """Whether ball ``r`` was by a pocket's mouth at ``t`` (`FrameWindow.at_mouth`)."""
+        w = self._window
+        filled = w.size - len(w)
+        i = filled + int(np.argmin(np.abs(w.times[filled:] - t)))
+        return bool(w.at_mouth[i, r])
+
     def _near_wall(self, r: int, t: float, dt: float) -> bool:
         """Whether ball ``r`` was within a frame's travel of a wall at ``t``."""
         w = self._window
-        i = int(np.argmin(np.abs(w.times - t)))
-        speed = float(np.hypot(*(w.points[i, r] - w.points[max(i - 1, 0), r]))) / dt
+        filled = w.size - len(w)
+        i = filled + int(np.argmin(np.abs(w.times[filled:] - t)))
+        speed = float(np.hypot(*(w.points[i, r] - w.points[max(i - 1, filled), r]))) / dt
         reach = self._d / 2 + self.config.touch_tolerance_mm + speed * dt
         return len(self._geo.walls_within(w.points[i, r], reach)) > 0
 
@@ -121,7 +139,7 @@ class Chains:
         own = [u for (b, _), us in self._cushion_times.items() if b == r for u in us]
         return own + self._contacts_of(r)
 
-    def _chain_balls(self, pair: tuple[int, int], start: int) -> list[int]:
+    def _chain_balls(self, pair: tuple[int, ...], start: int) -> list[int]:
         """The pair and the balls on the table near either at the window's frame ``start``."""
         w = self._window
         rows = list(pair)
@@ -195,6 +213,8 @@ class Chains:
             for touch in run.touches:
                 if touch.ball != k or touch.wall < 0 or touch.time > t1:
                     continue
+                if not self._geo.walls[touch.wall].on_slate(np.array([touch.at]))[0]:
+                    continue  # past a pocket's shelf the ball fell: the replay knows no drop
                 kept = by_cushion.setdefault(self._geo.walls[touch.wall].cushion, [])
                 if not kept or touch.time - kept[-1].time >= _APART_FRAMES * dt:
                     kept.append(touch)

@@ -52,6 +52,7 @@ class Touch:
         other: The other ball's row, or -1 for a wall.
         wall: The wall's row in `Walls`, or -1 for a ball.
         speed: How fast they closed (along the line of centres, or the wall's normal), mm/s.
+        at: Where the ball's centre was then.
     """
 
     time: float
@@ -59,6 +60,7 @@ class Touch:
     other: int = -1
     wall: int = -1
     speed: float = 0.0
+    at: tuple[float, float] = (math.nan, math.nan)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,17 +105,16 @@ def replay(
             nxt = _next_touch(p, v, walls, diameter, walled)
             if nxt is None or t + nxt[0] > t_out:
                 break
-            tau, a, b, w = nxt
+            tau, a, b, w, n = nxt
             _advance(p, v, tau, decel)
             t += tau
             if b >= 0:
                 speed = _collide(p, v, a, b, ball_restitution)
             else:
-                n = walls.normals[w]
                 speed = -float(v[a] @ n)
                 v[a] += (1.0 + wall_restitution) * speed * n
                 walled = once if a == once else walled
-            touches.append(Touch(t, a, b, w, speed))
+            touches.append(Touch(t, a, b, w, speed, (float(p[a, 0]), float(p[a, 1]))))
         _advance(p, v, t_out - t, decel)
         t = t_out
         at[:, i] = p
@@ -135,10 +136,11 @@ def _advance(p: np.ndarray, v: np.ndarray, tau: float, decel: float) -> None:
 
 def _next_touch(
     p, v, walls: Walls, diameter: float, wall_free: int
-) -> tuple[float, int, int, int] | None:
-    """(time from now, ball, other ball or -1, wall or -1) of the first touch to come (ball
-    ``wall_free`` touches no wall)."""
-    best: tuple[float, int, int, int] | None = None
+) -> tuple[float, int, int, int, np.ndarray | None] | None:
+    """(time from now, ball, other ball or -1, wall or -1, the wall's normal there) of the
+    first touch to come (ball ``wall_free`` touches no wall). A wall's ends are rounded
+    knuckles: a ball meeting one is turned along the line from it to the ball's centre."""
+    best: tuple[float, int, int, int, np.ndarray | None] | None = None
     n = len(p)
     for a in range(n):
         for b in range(a + 1, n):
@@ -147,7 +149,7 @@ def _next_touch(
                 continue  # parting, or side by side
             roots = touch_roots(rel_p, rel_v, diameter)
             if roots and roots[0] > -_EPS_S and (best is None or roots[0] < best[0]):
-                best = (max(roots[0], 0.0), a, b, -1)
+                best = (max(roots[0], 0.0), a, b, -1, None)
     rad = diameter / 2
     vn = v @ walls.normals.T  # (n, w)
     gap = np.einsum("nwi,wi->nw", p[:, None, :] - walls.starts, walls.normals) - rad
@@ -159,7 +161,31 @@ def _next_touch(
         hit = p[a] + v[a] * tau[a, w] - walls.starts[w]
         s = float(hit @ walls.alongs[w]) / float(walls.alongs[w] @ walls.alongs[w])
         if 0.0 <= s <= 1.0 and (best is None or tau[a, w] < best[0]):
-            best = (float(tau[a, w]), int(a), -1, int(w))
+            best = (float(tau[a, w]), int(a), -1, int(w), walls.normals[w])
+    knuckle = _next_knuckle(p, v, walls, rad, wall_free)
+    if knuckle is not None and (best is None or knuckle[0] < best[0]):
+        best = knuckle
+    return best
+
+
+def _next_knuckle(p, v, walls: Walls, rad: float, wall_free: int):
+    """`_next_touch`'s first touch of a wall's end, or None."""
+    ends = np.concatenate([walls.starts, walls.starts + walls.alongs])
+    best = None
+    for a in range(len(p)):
+        speed2 = float(v[a] @ v[a])
+        if a == wall_free or speed2 <= 0.0:
+            continue
+        rel = p[a] - ends
+        b = rel @ v[a]
+        disc = b * b - speed2 * (np.einsum("ei,ei->e", rel, rel) - rad * rad)
+        with np.errstate(invalid="ignore"):
+            tau = np.where((b < 0) & (disc >= 0), (-b - np.sqrt(disc)) / speed2, np.inf)
+        e = int(np.argmin(tau))
+        if tau[e] > -_EPS_S and np.isfinite(tau[e]) and (best is None or tau[e] < best[0]):
+            t = max(float(tau[e]), 0.0)
+            normal = (p[a] + v[a] * t - ends[e]) / rad
+            best = (t, a, -1, e % len(walls.starts), normal / max(math.hypot(*normal), 1e-9))
     return best
 
 

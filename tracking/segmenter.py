@@ -136,7 +136,7 @@ class Segmenter(
         self._cushion_times: dict[tuple[int, object], list[float]] = {}
         self._arrived: dict[tuple[int, object], list[float]] = {}
         self._held_rebounds: dict[tuple[int, object], HeldRebound] = {}
-        self._chained: set[tuple[float, tuple[int, int]]] = set()  # contacts replayed
+        self._chained: set[tuple[float, tuple[int, ...]]] = set()  # contacts, touches replayed
         self._strike_time = -math.inf
         self._last_departure = -math.inf
         self._d = table.ball_diameter

@@ -68,3 +68,20 @@ def test_the_cloth_slows_a_ball_to_rest_and_no_further() -> None:
     # 500 mm/s at 500 mm/s^2 stops in 1 s after 250 mm, along its way.
     assert run.at[0, 0] == pytest.approx([0.6 * 187.5, 0.8 * 187.5])
     assert run.at[0, 1] == pytest.approx([0.6 * 250.0, 0.8 * 250.0])
+
+
+def test_a_ball_meeting_a_walls_end_is_turned_along_the_line_from_it() -> None:
+    # Straight at the point where the head cushion's nose meets its jaw, half-way between
+    # their normals: neither face is reached, their rounded corner (the knuckle) is.
+    walls = [i for i, w in enumerate(GEO.walls) if w.cushion == CushionId.HEAD]
+    nose = next(i for i in walls if GEO.walls[i].mouth is None)
+    corner = GEO.wall_starts[nose]
+    jaw = next(i for i in walls if i != nose and np.allclose(GEO.wall_starts[i], corner, atol=1e-6))
+    u = GEO.wall_normals[nose] + GEO.wall_normals[jaw]
+    u /= np.hypot(*u)
+    p = (corner + u * (D / 2 + 100.0))[None, :]
+    run = replay(p, -1000.0 * u[None, :], 0.0, np.array([0.2]), WALLS, D, (0.95, 0.5))
+    (touch,) = run.touches
+    assert _cushion(touch) == CushionId.HEAD
+    assert (touch.time, touch.speed) == (pytest.approx(0.1), pytest.approx(1000.0))
+    assert run.at[0, 0] == pytest.approx(corner + u * (D / 2 + 50.0))
