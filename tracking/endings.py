@@ -55,7 +55,10 @@ class Endings:
             self._last_departure = max(self._last_departure, dep.time)
             if dep.kind is not EventKind.POCKETED:
                 continue
-            glance = self._last_glance(dep.ball) or self._ran_into_jaw(dep.ball, dep.pocket)
+            dropped = dep.time + dep.time_uncertainty
+            glance = self._last_glance(dep.ball, dropped) or self._ran_into_jaw(
+                dep.ball, dep.pocket, dropped
+            )
             if glance is not None:
                 events.append(glance)
         return events
@@ -88,19 +91,19 @@ class Endings:
             )
         return events
 
-    def _last_glance(self, ball: BallId) -> ShotEvent | None:
+    def _last_glance(self, ball: BallId, dropped: float) -> ShotEvent | None:
         """The cushion contact of a ball that glanced off a jaw (or a nose by a pocket) and
-        dropped before two more frames showed it: its last sighting on the slate lies off the
-        line it came in on, pushed back out from a wall that line would have reached by then.
-        Nothing else turns a ball there (a ball it hit would have been a contact). Sightings
-        past the shelf do not count: a falling ball's picture drifts toward the pocket's middle
-        with nothing touched."""
+        dropped (by ``dropped`` at the latest) before two more frames showed it: its last
+        sighting on the slate lies off the line it came in on, pushed back out from a wall that
+        line would have reached by then. Nothing else turns a ball there (a ball it hit would
+        have been a contact). Sightings past the shelf, or after the drop (a pocket's sensor
+        times it), do not count: a falling ball's picture drifts with nothing touched."""
         r = BALLS.index(ball)
         window = self._window
         n = len(window)
         times, seen = window.times[-n:], window.seen[-n:, r]
         pts = window.measured[-n:, r]
-        idx = np.flatnonzero(seen)
+        idx = np.flatnonzero(seen & (times <= dropped))
         while len(idx) >= 3 and self._past_shelf(pts[idx[-1]]):
             idx = idx[:-1]
         if len(idx) < 3:
@@ -143,9 +146,12 @@ class Endings:
             time_uncertainty=0.5 * (times[last] - times[before[-1]]),
         )
 
-    def _ran_into_jaw(self, ball: BallId, pocket: PocketId | None) -> ShotEvent | None:
+    def _ran_into_jaw(
+        self, ball: BallId, pocket: PocketId | None, dropped: float
+    ) -> ShotEvent | None:
         """The cushion contact of a ball whose straight line in, carried on, reaches a wall (a
-        jaw's face or point, or a nose by the pocket) before the drop: it cannot have passed
+        jaw's face or point, or a nose by the pocket) before the drop (where the line crosses
+        the shelf, or ``dropped``, when a sensor says it fell sooner): it cannot have passed
         through the rubber, so it glanced off it on the way in, too late for any sighting on
         the slate to show the turn."""
         if pocket is None:
@@ -174,7 +180,7 @@ class Endings:
         inward = float(velocity @ axis)
         if inward <= 0:
             return None
-        t_drop = t0 + (spec.shelf - float((start - mouth) @ axis)) / inward
+        t_drop = min(t0 + (spec.shelf - float((start - mouth) @ axis)) / inward, dropped)
         hit = self._first_wall_hit(
             spec, pts[run[-1]], (velocity, start, t0), times[run[-2]], t_drop
         )

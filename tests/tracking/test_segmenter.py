@@ -473,6 +473,31 @@ def test_a_ball_rattling_from_jaw_to_jaw_into_the_pocket_touched_both_cushions_r
     assert matched(truth, found, 2 * FRAME) == (2, 0, 0)
 
 
+@pytest.mark.parametrize(("off_mouth", "pulled"), [(2.0, (10.0, 0.0)), (4.0, (3.0, -6.0))])
+def test_a_ball_seen_once_after_its_pockets_sensor_fired_touched_no_cushion_rule_3_20(
+    off_mouth: float, pulled: tuple[float, float]
+) -> None:
+    # The 1 rolls at 29 cm/s along the mouth of the right side pocket toward its head jaw
+    # and drops 27 mm short of it (the sensor says when). The one sighting after is of a
+    # falling ball, its picture pulled back: neither a push off the jaw nor the line in
+    # reaching the jaw later is a touch, as the ball was gone by then.
+    pocket = TABLE.pocket(PocketId.SIDE_RIGHT)
+    y = pocket.mouth_centre[1] + off_mouth
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        track = [
+            np.array([-27.0 + 290.0 * (51 * FRAME - max(k * FRAME, 0.2)), y])
+            + rng.normal(0.0, 0.7, 2)
+            for k in range(80)
+        ]
+        track[51] = track[51] + np.array(pulled)
+        seen = [tuple(p) for p in track[:52]] + [None] * (len(track) - 52)
+        signals = [PocketSignal(PocketId.SIDE_RIGHT, 50.4 * FRAME)]
+        events = run(_frames(seen, BallId.ONE), signals).events
+        assert [e.ball for e in events if e.kind is EventKind.POCKETED] == [BallId.ONE]
+        assert not [e for e in events if e.kind is EventKind.BALL_CUSHION], seed
+
+
 @pytest.mark.parametrize("clear_mm", [3.0, 8.0])
 @pytest.mark.parametrize("face", [0, 1])
 def test_a_ball_into_a_pocket_just_clear_of_a_jaw_touched_no_cushion(
