@@ -234,7 +234,8 @@ class CushionContacts:
         still counts, as the arrival's own test put it after the ball reached the nose)."""
         dt = float(self._window.times[-1] - self._window.times[-2])
         arrival = t0 in self._arrived.get((r, cushion), ())
-        if arrival and t1 - t0 >= dt and self._struck_between(r, t0 - dt, t1, slack=0.0):
+        # (A strike found at the very time of the touch it drove the ball into still counts.)
+        if arrival and t1 - t0 >= dt and self._struck_between(r, t0 - dt, t1 + 1e-6, slack=0.0):
             return True
         return self._struck_between(r, t0, t1) or self._came_off(r, cushion, t0, t1, sigma)
 
