@@ -3,7 +3,9 @@ ball a frame or two later, before any frame shows it coming off, has no outgoing
 rebound test (`tracking.cushion_contacts`) to see. In a break a ball followed into a cushion by
 another is struck back into it this way: it touches the cushion, is struck, and touches it again
 (the second touch the rebound test, the joint fit or a press finds). The first touch is found
-from the ball's line in: where it reaches the nose, with the strike clearly after that."""
+from the ball's line in: where it reaches the nose, with the strike clearly after that. A ball
+not struck whose way out is cut short by the next wall (a corner, a pocket's other jaw) is
+found the same way, when a sighting after shows the line in would have run into the rubber."""
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
 """Chains at a cushion, for the segmenter: a ball struck against a cushion it has just touched
-(or is about to) touches it, is struck and touches it again within two frame intervals. The
-rebound test and the joint fit read one interval's velocities and see one touch; a replay of
-the balls from their ways in (`tracking.replay`), checked against the frames after, shows
-how many there were and when."""
+(or is about to) touches it, is struck and touches it again within two frame intervals; a ball
+rattling in a pocket's mouth meets one jaw and the other a frame and a half later. The rebound
+test and the joint fit read one interval's velocities and see one touch; a replay of the balls
+from their ways in (`tracking.replay`), checked against the frames after, shows how many there
+were and when."""
 
 from __future__ import annotations
 
@@ -86,8 +87,8 @@ class Chains:
         return events
 
     def _chain(self, t: float, pair: tuple[int, ...], dt: float) -> list[ShotEvent]:
-        """The cushion touches of ``pair``'s balls around their contact at ``t`` that the
-        replay shows and were not found."""
+        """The cushion touches of ``pair``'s balls around their contact at ``t`` (or of one
+        ball, around its touch at ``t``) that the replay shows and were not found."""
         w = self._window
         near = [r for r in pair if self._near_wall(r, t, dt)]
         if not near:
@@ -118,19 +119,22 @@ class Chains:
                 events.append(self._chain_touch(r, cushion, touch.time, dt))
         return events
 
-    def _at_a_mouth(self, r: int, t: float) -> bool:
-        """Whether ball ``r`` was by a pocket's mouth at ``t`` (`FrameWindow.at_mouth`)."""
+    def _frame_at(self, t: float) -> int:
+        """The window's row of the frame nearest ``t`` (of the rows filled)."""
         w = self._window
         filled = w.size - len(w)
-        i = filled + int(np.argmin(np.abs(w.times[filled:] - t)))
-        return bool(w.at_mouth[i, r])
+        return filled + int(np.argmin(np.abs(w.times[filled:] - t)))
+
+    def _at_a_mouth(self, r: int, t: float) -> bool:
+        """Whether ball ``r`` was by a pocket's mouth at ``t`` (`FrameWindow.at_mouth`)."""
+        return bool(self._window.at_mouth[self._frame_at(t), r])
 
     def _near_wall(self, r: int, t: float, dt: float) -> bool:
         """Whether ball ``r`` was within a frame's travel of a wall at ``t``."""
         w = self._window
-        filled = w.size - len(w)
-        i = filled + int(np.argmin(np.abs(w.times[filled:] - t)))
-        speed = float(np.hypot(*(w.points[i, r] - w.points[max(i - 1, filled), r]))) / dt
+        i = self._frame_at(t)
+        previous = max(i - 1, w.size - len(w))
+        speed = float(np.hypot(*(w.points[i, r] - w.points[previous, r]))) / dt
         reach = self._d / 2 + self.config.touch_tolerance_mm + speed * dt
         return len(self._geo.walls_within(w.points[i, r], reach)) > 0
 

@@ -15,9 +15,10 @@ ball is still, and the event's time is when the last ball stopped.
 
 The work is split by kind of event, one part of the `Segmenter` class per module over the state
 set up here: `tracking.ball_contacts`, `tracking.rack_contacts` (a rack or a pack hit),
-`tracking.soft_contacts`, `tracking.cushion_contacts`, `tracking.presses` (a ball struck into a
-cushion), `tracking.starts` (strike, disturbances) and `tracking.endings` (pockets, departures,
-rest).
+`tracking.soft_contacts`, `tracking.cushion_contacts`, `tracking.arrivals` (a touch seen by the
+line in alone), `tracking.chains` (touches a replay of the balls shows), `tracking.presses` (a
+ball struck into a cushion), `tracking.starts` (strike, disturbances) and `tracking.endings`
+(pockets, departures, rest).
 """
 
 from __future__ import annotations
