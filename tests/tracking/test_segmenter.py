@@ -342,19 +342,27 @@ def test_a_fast_ball_grazing_a_cushion_touched_it_rule_3_19(gap: float) -> None:
         assert matched(truth, seven, 2 * FRAME) == (1, 0, 0)
 
 
-def _jaw_glance(face: int, speed: float, seen_after: int | None = None):
-    """The 9 rolls into the foot-left pocket's mouth, glances off one of its jaw faces at 50
-    degrees and goes on, deeper, to drop: its track (None where unseen), the truth, and the
-    pocket's signal a frame after it was last seen. ``seen_after``: frames it is seen after the
-    jaw before it is lost (None: until it drops)."""
+def _jaw_glance(
+    face: int,
+    speed: float,
+    seen_after: int | None = None,
+    far_off: int = 0,
+    angle: float = 50.0,
+    t_hit: float = 1.0,
+):
+    """The 9 rolls into the foot-left pocket's mouth, glances off one of its jaw faces at
+    ``angle`` degrees at ``t_hit`` and goes on, deeper, to drop: its track (None where unseen),
+    the truth, and the pocket's signal a frame after it was last seen. ``seen_after``: frames it
+    is seen after the jaw before it is lost (None: until it drops); ``far_off``: the sighting
+    that many frames before the jaw is found 12 mm across its way (six of the detections'
+    sigmas; 0: none is)."""
     jaw = TABLE.jaw_faces()[2 * list(PocketId).index(PocketId.FOOT_LEFT) + face]
     pocket = TABLE.pocket(PocketId.FOOT_LEFT)
     start, end, n = (np.array(p) for p in (jaw.start, jaw.end, jaw.normal))
     tangent = (end - start) / np.hypot(*(end - start))
     hit = start + 0.3 * (end - start) + n * TABLE.ball_diameter / 2
-    v_in = speed * (np.cos(np.radians(50)) * tangent - np.sin(np.radians(50)) * n)
+    v_in = speed * (np.cos(np.radians(angle)) * tangent - np.sin(np.radians(angle)) * n)
     v_out = v_in - 1.8 * (v_in @ n) * n
-    t_hit = 1.0
     rng = np.random.default_rng(7)
     track: list[tuple[float, float] | None] = []
     for k in range(90):
@@ -363,6 +371,8 @@ def _jaw_glance(face: int, speed: float, seen_after: int | None = None):
         gone = pocket.depth_of(tuple(p)) > pocket.shelf
         if seen_after is not None:
             gone |= t > t_hit + seen_after * FRAME
+        if far_off and k == math.floor(t_hit / FRAME) - far_off + 1:
+            p = p + 12.0 * n
         track.append(None if gone else tuple(p + rng.normal(0.0, 0.7, 2)))
     truth = [ShotEvent(EventKind.BALL_CUSHION, t_hit, (BallId.NINE,), cushion=jaw.cushion)]
     signals = [PocketSignal(PocketId.FOOT_LEFT, FRAME * (track.index(None) + 1))]
@@ -405,6 +415,19 @@ def test_a_ball_lost_at_a_jaw_into_the_pocket_touched_its_cushion_rule_3_20(
     # passed through it.
     track, truth, signals = _jaw_glance(face, speed, seen_after=0)
     assert all(p is None for p in track[int(truth[0].time / FRAME) + 1 :])
+    found = run(_frames(track, BallId.NINE), signals).of_kind(EventKind.BALL_CUSHION)
+    assert matched(truth, found, 2 * FRAME) == (1, 0, 0)
+
+
+@pytest.mark.parametrize("speed", [1500.0, 2500.0])
+@pytest.mark.parametrize("face", [0, 1])
+def test_a_ball_seen_far_off_once_on_its_way_to_a_jaw_touched_its_cushion_rule_3_20(
+    face: int, speed: float
+) -> None:
+    # A fast ball glancing off a jaw a little way, seen once after it, then the pocket's
+    # signal; one sighting in the middle of its way in is found 12 mm off (the detector's
+    # tail): the line in is the other sightings'.
+    track, truth, signals = _jaw_glance(face, speed, 1, far_off=3, angle=4.0, t_hit=1.007)
     found = run(_frames(track, BallId.NINE), signals).of_kind(EventKind.BALL_CUSHION)
     assert matched(truth, found, 2 * FRAME) == (1, 0, 0)
 
