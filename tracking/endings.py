@@ -59,10 +59,12 @@ class Endings:
             self._last_departure = max(self._last_departure, dep.time)
             if dep.kind is not EventKind.POCKETED:
                 continue
-            dropped = dep.time + dep.time_uncertainty
-            glance = self._last_glance(dep.ball, dropped) or self._ran_into_jaw(
-                dep.ball, dep.pocket, dropped
-            )
+            # Sightings up to the latest the ball can have dropped are of it on the slate; a
+            # line in must reach the rubber before the likeliest drop, as a line reaching it
+            # inside the drop's doubt is as likely to have met it after the fall.
+            glance = self._last_glance(
+                dep.ball, dep.time + dep.time_uncertainty
+            ) or self._ran_into_jaw(dep.ball, dep.pocket, dep.time)
             if glance is not None:
                 events.append(glance)
         return events

@@ -521,6 +521,32 @@ def test_a_ball_seen_once_after_its_pockets_sensor_fired_touched_no_cushion_rule
         assert not [e for e in events if e.kind is EventKind.BALL_CUSHION], seed
 
 
+@pytest.mark.parametrize(("short_mm", "touched"), [(33.3, False), (38.5, True)])
+def test_a_ball_whose_line_reaches_a_jaw_as_its_sensor_fires_rule_3_20(
+    short_mm: float, touched: bool
+) -> None:
+    # The 1 rolls at 1 m/s across the mouth of the right side pocket, a little into it, on to
+    # its head jaw, and is lost as it drops. Where the line in reaches the jaw 1.8 ms after
+    # the sensor's time (inside its 2 ms doubt) the ball fell first; 3.4 ms before it, the
+    # ball met the jaw first.
+    pocket = TABLE.pocket(PocketId.SIDE_RIGHT)
+    at_drop = np.array([-short_mm, pocket.mouth_centre[1] + 2.0])
+    velocity = np.array([-1000.0, 0.0]) + 80.0 * np.array(pocket.axis)
+    dropped = 50.4 * FRAME
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        track = [
+            at_drop + velocity * (max(k * FRAME, 0.2) - dropped) + rng.normal(0.0, 0.7, 2)
+            for k in range(51)
+        ]
+        seen = [tuple(p) for p in track] + [None] * 29
+        signals = [PocketSignal(PocketId.SIDE_RIGHT, dropped)]
+        events = run(_frames(seen, BallId.ONE), signals).events
+        assert [e.ball for e in events if e.kind is EventKind.POCKETED] == [BallId.ONE]
+        cushions = [e.cushion for e in events if e.kind is EventKind.BALL_CUSHION]
+        assert cushions == ([CushionId.RIGHT_HEAD] if touched else []), seed
+
+
 @pytest.mark.parametrize("clear_mm", [3.0, 8.0])
 @pytest.mark.parametrize("face", [0, 1])
 def test_a_ball_into_a_pocket_just_clear_of_a_jaw_touched_no_cushion(
