@@ -35,6 +35,15 @@ _MIN_FRAMES = 3
 """The frames a ball's line in needs: the arrival rests on carrying it on, with nothing coming
 out to check it against."""
 
+_ALONG_FRAMES = 3
+"""The sightings on the nose after its line in ran into the rubber that show a ball held on
+the cushion, rolling along it (`Arrivals._held_on`) ..."""
+
+_HELD_MM_S = 100.0
+"""... and the least normal speed it came in at: a slower ball's line in, carried on a few
+frames, misses by more than the noise where it slows more than a rolling ball (a creep, a
+ball sliding to a roll)."""
+
 _ARRIVAL_CONFIDENCE = 0.8
 """Found from the way in alone, an arrival is less sure than a rebound seen both ways."""
 
@@ -43,6 +52,31 @@ _SPLIT_FRAMES = (1.0, 3.0)
 struck between, for the rebound to be two touches (`Arrivals._split_rebound`): one frame's
 noise never puts them that far apart at the speeds of a break; three frames and more is a
 slow ball's line, not two touches."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _WayIn:
+    """A ball's straight way into a nose over a window, as `Arrivals._arrival` fitted it.
+
+    Attributes:
+        ins: The frames it was fitted through.
+        after: The frames seen after it reached the nose.
+        vn: Its normal speed (negative: into the cushion), mm/s.
+        vn_sigma: The fit's uncertainty of ``vn``, mm/s.
+        t_a: When it put the centre one radius from the nose.
+        gaps: (frames,) each frame's distance of the centre beyond one radius from the nose.
+        slate: (frames,) whether each frame's centre was over the slate.
+        margin: The noise a frame may lie off the line, mm.
+    """
+
+    ins: np.ndarray
+    after: np.ndarray
+    vn: float
+    vn_sigma: float
+    t_a: float
+    gaps: np.ndarray
+    slate: np.ndarray
+    margin: float
 
 
 class Arrivals:
@@ -138,19 +172,8 @@ class Arrivals:
                 continue
             turned = off_line[after[0]] > margin
             if struck is None:
-                # A sighting just after the touch shows little: the next one shows the turn.
-                shown = after[times[after] - t_a >= 0.5 * (times[k + 1] - times[k])][:1]
-                if len(shown) == 0 or shown[0] > after[min(1, len(after) - 1)]:
-                    continue
-                b = int(shown[0])
-                # Carried on, the line in runs into the rubber by more than the noise there.
-                past = -vn * (times[b] - t_a)
-                if not (past > margin and off_line[b] > margin and slate[b]):
-                    continue
-                if not self._turned_back(r, span, [int(ins[-1]), *after[after <= b].tolist()]):
-                    continue
-                # Off the nose, and no faster than it came in (a kick would send it faster).
-                if not margin < dist[b] - rad <= past + margin:
+                way = _WayIn(ins, after, vn, vn_sigma, t_a, dist - rad, slate, margin)
+                if not (self._bounced_off(r, span, way) or self._held_on(r, span, way, sigma)):
                     continue
             else:
                 later = self._touched_again(r, wall.cushion, t_a)
@@ -168,6 +191,49 @@ class Arrivals:
             confidence=_ARRIVAL_CONFIDENCE,
             time_uncertainty=0.25 * float(times[k + 1] - times[k]),
         )
+
+    def _bounced_off(self, r: int, span: slice, way: _WayIn) -> bool:
+        """Whether ball ``r``, not struck, came back off the nose its line in ran into: the
+        first sighting half a frame or more after the touch (one just after shows little),
+        where the line carried on runs into the rubber by more than the noise, lies off the
+        nose by more than the noise, no faster than it came in (a kick would send it
+        faster), and no ball came near on the way (`_turned_back`)."""
+        times = self._window.times[span]
+        k = len(times) // 2
+        after = way.after
+        shown = after[times[after] - way.t_a >= 0.5 * (times[k + 1] - times[k])][:1]
+        if len(shown) == 0 or shown[0] > after[min(1, len(after) - 1)]:
+            return False
+        b = int(shown[0])
+        past = -way.vn * (times[b] - way.t_a)
+        off_line = way.gaps[b] + past
+        if not (past > way.margin and off_line > way.margin and way.slate[b]):
+            return False
+        if not self._turned_back(r, span, [int(way.ins[-1]), *after[after <= b].tolist()]):
+            return False
+        return way.margin < way.gaps[b] <= past + way.margin
+
+    def _held_on(self, r: int, span: slice, way: _WayIn, sigma: float) -> bool:
+        """Whether ball ``r``, not struck, was held on the nose its line in ran into, rolling
+        along it (a rubber keeps little of a slow ball's normal speed): come in at
+        `_HELD_MM_S` or more, `_ALONG_FRAMES` or more sightings after the touch all on the
+        nose within the noise, on average within their mean's, level (a ball curving in
+        comes down to the nose later), where the line carried on (at the slowest its fit
+        allows) runs into the rubber by twice the noise by the last; no ball came near on
+        the way."""
+        times = self._window.times[span]
+        along = way.after[way.slate[way.after]]
+        if -way.vn < _HELD_MM_S or len(along) < _ALONG_FRAMES:
+            return False
+        gaps = way.gaps[along]
+        # A slow ball's speed in is known to tens of mm/s: it must run in at the least of it.
+        past = (-way.vn - 2 * way.vn_sigma) * (times[along[-1]] - way.t_a)
+        on_nose = bool(np.all(np.abs(gaps) <= way.margin))
+        on_nose &= abs(float(np.mean(gaps))) <= 2 * sigma / math.sqrt(len(along))
+        level = abs(float(gaps[-1] - gaps[0])) <= way.margin
+        if not (on_nose and level and past > 2 * way.margin):
+            return False
+        return self._turned_back(r, span, [int(way.ins[-1]), *along.tolist()])
 
     def _turned_back(self, r: int, span: slice, frames: list[int]) -> bool:
         """Whether nothing but a cushion can have turned ball ``r`` over the window's

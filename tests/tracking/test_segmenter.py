@@ -680,6 +680,20 @@ def test_a_slow_ball_glancing_off_a_cushion_touched_it_rule_3_19(seed: int) -> N
     assert matched(truth, found, 2 * FRAME) == (1, 0, 0)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_a_ball_held_on_a_dead_cushion_rolling_along_it_touched_it_rule_3_20(seed: int) -> None:
+    # The cue ball comes into the left cushion at 156 mm/s and a dead rubber keeps none of it:
+    # it rolls on along the nose, so no sighting shows it coming back off. Its line in, carried
+    # on, runs into the rubber while it stays on the nose: only the cushion held it there.
+    r = TABLE.ball_diameter / 2
+    layout = {"cue": (500.0, TABLE.width / 2 - r - 40.0), "8": (-900.0, -300.0)}
+    sim = simulate(layout, (540.0, 156.0), decel=100.0, restitution=0.0)
+    truth = sim.of_kind(EventKind.BALL_CUSHION)
+    assert [(e.ball, e.cushion) for e in truth] == [(BallId.CUE, CushionId.LEFT_FOOT)]
+    found = run(render(sim, seed, sigma=0.7), sim.signals).of_kind(EventKind.BALL_CUSHION)
+    assert matched(truth, found, 2 * FRAME) == (1, 0, 0)
+
+
 @pytest.mark.parametrize("tail", [0.05, 0.1, 0.2])
 def test_a_shot_at_rest_ends_when_the_input_ends_rule_3_15(tail: float) -> None:
     # The recording stops soon after the balls rest, the cue ball within reach of a cushion the
