@@ -260,14 +260,17 @@ class Endings:
     ) -> Wall | None:
         """The wall a ball seen at ``seen``, where its line in put it at ``predicted``, was
         pushed off: one the ball was rolling into and that line reached, ``deviation`` pushing
-        the ball back out from it by at least ``push_least`` (the most, of several)."""
+        the ball back out from it by at least ``push_least`` (the most, of several). A rubber
+        gives back no more than it took: the push is at most twice the line's run into the
+        rubber, give or take ``push_least`` (a line stopping short of it pushes nothing)."""
         rad, tol = self._d / 2, self.config.touch_tolerance_mm
         best, best_push = None, push_least
         for w in self._geo.walls_along(seen):
             wall = self._geo.walls[w]
             into = float(velocity @ wall.normal) <= -self.config.min_rebound_mm_s
-            reached = float((predicted - wall.start) @ wall.normal) - rad <= tol
+            run_in = rad - float((predicted - wall.start) @ wall.normal)
             pushed = float(deviation @ wall.normal)
+            reached = -tol <= run_in and pushed <= 2 * run_in + push_least
             if into and reached and pushed >= best_push:
                 best, best_push = wall, pushed
         return best

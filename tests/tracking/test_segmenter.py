@@ -131,9 +131,13 @@ def test_a_ball_rolling_when_the_recording_begins_was_not_disturbed_rule_3_21() 
     assert result.shots[-1].moving_at_strike == (BallId.EIGHT,)
 
 
-def _frames(track: list[tuple[float, float] | None], ball: BallId) -> list[Detections]:
+def _frames(
+    track: list[tuple[float, float] | None], ball: BallId, sigma: float = 2.0
+) -> list[Detections]:
     return [
-        Detections.of(k, k * FRAME, [p] if p else [], identity=one_hot([ball]) if p else None)
+        Detections.of(
+            k, k * FRAME, [p] if p else [], sigma=sigma, identity=one_hot([ball]) if p else None
+        )
         for k, p in enumerate(track)
     ]
 
@@ -519,6 +523,34 @@ def test_a_ball_seen_once_after_its_pockets_sensor_fired_touched_no_cushion_rule
         events = run(_frames(seen, BallId.ONE), signals).events
         assert [e.ball for e in events if e.kind is EventKind.POCKETED] == [BallId.ONE]
         assert not [e for e in events if e.kind is EventKind.BALL_CUSHION], seed
+
+
+@pytest.mark.parametrize("pulled", [(7.0, 0.0), (7.5, -3.0)])
+def test_a_falling_ball_seen_pulled_back_short_of_a_jaw_touched_no_cushion_rule_3_20(
+    pulled: tuple[float, float],
+) -> None:
+    # With no sensors: the 1 rolls at 28 cm/s along the mouth of the right side pocket, 4 mm
+    # into it, toward its head jaw, and drops. Its last sighting, falling, is pulled back from
+    # the jaw by 7 mm where the line in stops 5 mm short of it: the rubber cannot push back a
+    # ball that never reached it.
+    pocket = TABLE.pocket(PocketId.SIDE_RIGHT)
+    jaw = TABLE.jaw_faces()[2 * list(PocketId).index(PocketId.SIDE_RIGHT)]
+    assert jaw.cushion is CushionId.RIGHT_HEAD
+    y = pocket.mouth_centre[1] + 4.0 * pocket.axis[1]
+    # Where the centre, on that line, is one radius and 5 mm off the jaw's face.
+    off = TABLE.ball_diameter / 2 + 5.0 - (y - jaw.start[1]) * jaw.normal[1]
+    last = np.array([jaw.start[0] + off / jaw.normal[0], y])
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        track = [
+            last + np.array([280.0, 0.0]) * (51 * FRAME - max(k * FRAME, 0.2)) for k in range(52)
+        ]
+        track = [p + rng.normal(0.0, 0.75, 2) for p in track]
+        track[51] = track[51] + np.array(pulled)
+        seen = [tuple(p) for p in track] + [None] * 28
+        result = run(_frames(seen, BallId.ONE, 0.75), (), TrackerConfig(sensors=False))
+        assert [e.ball for e in result.events if e.kind is EventKind.POCKETED] == [BallId.ONE]
+        assert not [e for e in result.events if e.kind is EventKind.BALL_CUSHION], seed
 
 
 @pytest.mark.parametrize(("short_mm", "touched"), [(33.3, False), (38.5, True)])
