@@ -5,7 +5,8 @@ another is struck back into it this way: it touches the cushion, is struck, and 
 (the second touch the rebound test, the joint fit or a press finds). The first touch is found
 from the ball's line in: where it reaches the nose, with the strike clearly after that. A ball
 not struck whose way out is cut short by the next wall (a corner, a pocket's other jaw) is
-found the same way, when a sighting after shows the line in would have run into the rubber."""
+found the same way, when a sighting after shows the line in would have run into the rubber;
+so is a ball a dead rubber holds on its nose, rolling on along it with no way out to see."""
 
 from __future__ import annotations
 
