@@ -270,8 +270,9 @@ class Endings:
             into = float(velocity @ wall.normal) <= -self.config.min_rebound_mm_s
             run_in = rad - float((predicted - wall.start) @ wall.normal)
             pushed = float(deviation @ wall.normal)
-            reached = -tol <= run_in and pushed <= 2 * run_in + push_least
-            if into and reached and pushed >= best_push:
+            reached = run_in >= -tol
+            given_back = pushed <= 2 * run_in + push_least
+            if into and reached and given_back and pushed >= best_push:
                 best, best_push = wall, pushed
         return best
 
