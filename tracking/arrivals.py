@@ -45,6 +45,18 @@ _HELD_MM_S = 100.0
 frames, misses by more than the noise where it slows more than a rolling ball (a creep, a
 ball sliding to a roll)."""
 
+_BOUNCE_RESTITUTIONS = (0.5, 0.7, 0.9)
+"""The shares of its normal speed a live rubber gives back that a held ball's sightings are
+weighed against (`_bounced_instead`)."""
+
+_LATE_SPEEDS = (0.5, 0.75, 1.0)
+"""... and the shares of the line's normal speed it may have come in at, reaching the nose
+later than the line says."""
+
+_BOUNCE_CHI2 = 4.0
+"""How much better (chi-square, in noise units) a late bounce must explain the sightings on the
+nose than the ball held there for them to be a bounce: two sigmas."""
+
 _ARRIVAL_CONFIDENCE = 0.8
 """Found from the way in alone, an arrival is less sure than a rebound seen both ways."""
 
@@ -220,8 +232,8 @@ class Arrivals:
         `_HELD_MM_S` or more, `_ALONG_FRAMES` or more sightings after the touch all on the
         nose within the noise, on average within their mean's, level (a ball curving in
         comes down to the nose later), where the line carried on (at the slowest its fit
-        allows) runs into the rubber by twice the noise by the last; no ball came near on
-        the way."""
+        allows) runs into the rubber by twice the noise by the last, and they are not better a
+        late bounce (`_bounced_instead`); no ball came near on the way."""
         times = self._window.times[span]
         along = way.after[way.slate[way.after]]
         if -way.vn < _HELD_MM_S or len(along) < _ALONG_FRAMES:
@@ -233,6 +245,8 @@ class Arrivals:
         on_nose &= abs(float(np.mean(gaps))) <= 2 * sigma / math.sqrt(len(along))
         level = abs(float(gaps[-1] - gaps[0])) <= way.margin
         if not (on_nose and level and past > 2 * way.margin):
+            return False
+        if _bounced_instead(times[along] - way.t_a, gaps, -way.vn, sigma):
             return False
         return self._turned_back(r, span, [int(way.ins[-1]), *along.tolist()])
 
@@ -301,3 +315,18 @@ class Arrivals:
         self._note_rebound(key, t)
         self._cushion_last[key] = max(t, last)
         return True
+
+
+def _bounced_instead(after: np.ndarray, gaps: np.ndarray, speed: float, sigma: float) -> bool:
+    """Whether sightings at ``gaps`` off the nose, ``after`` s after a line in at ``speed``
+    reached it, are better a ball that came in later and bounced off a live rubber
+    (`_BOUNCE_RESTITUTIONS`) than one held on the nose, by `_BOUNCE_CHI2`: a noisy line in
+    dates the touch early, and its first sightings after, still coming in, and last, going
+    out, lie within the noise of the nose."""
+    held = float(np.sum(gaps**2))
+    touches = np.linspace(0.0, float(after[-1]), 25)[:, None, None, None]
+    coming = speed * np.array(_LATE_SPEEDS)[None, :, None, None]
+    going = speed * np.array(_BOUNCE_RESTITUTIONS)[None, None, :, None]
+    bounce = np.maximum(coming * (touches - after), going * (after - touches))
+    best = float(np.min(np.sum((gaps - bounce) ** 2, axis=3)))
+    return (held - best) / sigma**2 > _BOUNCE_CHI2

@@ -726,6 +726,21 @@ def test_a_ball_held_on_a_dead_cushion_rolling_along_it_touched_it_rule_3_20(see
     assert matched(truth, found, 2 * FRAME) == (1, 0, 0)
 
 
+def test_a_ball_seen_on_the_nose_then_going_back_out_bounced_off_it_rule_3_20() -> None:
+    # The 10 rolls into the foot cushion at 26 cm/s; one sighting, 6 mm short of its way in,
+    # dates its line's touch two frames early, and the four sightings after lie within the
+    # noise (1.5 mm) of the nose: as still coming in, then already going out, as held there.
+    # Going out at 20 cm/s by the last, it bounced: one touch, in the frame its ways in and
+    # out meet the nose (45.3-45.8), not where the early line put it.
+    nose = TABLE.length / 2 - TABLE.ball_diameter / 2
+    approach = [60.0 - 4.4 * k for k in range(13)]
+    gaps = [*approach, 4.36, 3.1, 1.41, -2.52, 3.95, *(3.95 + 3.4 * k for k in range(1, 12))]
+    track = [None] * 30 + [(nose - g, -194.0) for g in gaps] + [(nose - gaps[-1], -194.0)] * 40
+    found = run(_frames(track, BallId.TEN, 1.5)).of_kind(EventKind.BALL_CUSHION)
+    assert [e.cushion for e in found] == [CushionId.FOOT]
+    assert found[0].time == pytest.approx((30 + 15.6) * FRAME, abs=FRAME)
+
+
 @pytest.mark.parametrize("tail", [0.05, 0.1, 0.2])
 def test_a_shot_at_rest_ends_when_the_input_ends_rule_3_15(tail: float) -> None:
     # The recording stops soon after the balls rest, the cue ball within reach of a cushion the
