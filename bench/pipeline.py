@@ -9,7 +9,7 @@ with the sensors off. The Shot records are compared with the scenario's exact on
   cushion contacts and ball-ball contacts (F1, matched by balls and cushion within 2 frames;
   the truth's contacts as a camera can count them: a repeat of the same pair or ball and
   cushion within a frame, or one whose pair never came `APART_MM` apart since, is the same
-  contact),
+  contact; the ball-ball errors counted by kind, `bench._contact_errors`),
   the set of pocketed balls, balls touched with no contact;
 - rulings: each shot, tracked and exact, is judged by the same game from the same state, the
   state the scenario's truth describes (a break scenario from the break, a single shot in
@@ -45,6 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench._contact_errors import false_kinds, miss_kinds
 from bench._options import whole_corpus
 from bench._pool import Task, parallel_map
 from bench._virtual_table import CAMERA_HEIGHT_MM, Seen, cache_dir, seen, truth_frames
@@ -58,7 +59,7 @@ from rules.inputs import ShotInputs
 from rules.ruling import BallInHand, Ruling
 from rules.shot import Shot
 from rules.state import GameOptions, GameState, Phase
-from tests.tracking.helpers import came_apart, matched, observable
+from tests.tracking.helpers import came_apart, observable, unmatched
 from tracking.assembler import ShotAssembler
 from tracking.model import BALLS, TrackerConfig, TrackFrame
 from tracking.segmenter import Segmenter, SegmenterConfig
@@ -119,6 +120,8 @@ class Tally:
     calls_judged: int = 0
     calls_right: int = 0
     per_rule: Counter = field(default_factory=Counter)
+    ball_misses: Counter = field(default_factory=Counter)
+    ball_false: Counter = field(default_factory=Counter)
     wrong: list[str] = field(default_factory=list)
     end_errors: list[float] = field(default_factory=list)
     runs_with_swap: int = 0
@@ -408,14 +411,32 @@ def score(sn: Seen, sensors: bool, tally: Tally, timings: list[float] | None = N
                 f"found {sorted(map(str, r.pocketed))}"
             )
     span = (truth.shots[0].strike_time - 0.1, truth.end_time + 0.1) if truth.shots else (0, 0)
+    contacts = {}
     for kind, key in ((EventKind.BALL_CUSHION, "cushion"), (EventKind.BALL_BALL, "ball")):
         t_ev = [e for e in truth.events if e.kind is kind and span[0] <= e.time <= span[1]]
         t_ev = observable(t_ev, 1 / FPS, came_apart(sn.run))
         f_ev = [e for e in events if e.kind is kind and span[0] <= e.time <= span[1]]
-        counts = matched(t_ev, f_ev, WINDOW_S)
+        missed, false = unmatched(t_ev, f_ev, WINDOW_S)
+        counts = (len(t_ev) - len(missed), len(false), len(missed))
         setattr(tally, key, [a + b for a, b in zip(getattr(tally, key), counts, strict=True)])
+        contacts[key] = (t_ev, missed, false)
+    _tally_ball_errors(sn, contacts, tally)
     if pairs:
         _judge(sn, pairs, tally)
+
+
+def _tally_ball_errors(sn: Seen, contacts: dict, tally: Tally) -> None:
+    """Add the kinds of the ball-ball contacts missed and found falsely (`_contact_errors`)
+    to ``tally``; ``contacts``: key -> (true contacts, missed, false)."""
+    trajectories = dict(zip(sn.run.truth.balls, sn.run.result.trajectories, strict=True))
+
+    def position(ball: BallId, t: float) -> np.ndarray:
+        return np.asarray(trajectories[ball].position(t)[:2], dtype=float)
+
+    truth_ball, missed, false = contacts["ball"]
+    truth = truth_ball + contacts["cushion"][0]
+    tally.ball_misses.update(miss_kinds(missed, truth, position))
+    tally.ball_false.update(false_kinds(false, truth_ball))
 
 
 def _f1(tp: int, fp: int, fn: int) -> float:
@@ -438,6 +459,8 @@ def figures(tally: Tally) -> dict:
         "cushion_tp_fp_fn": "/".join(map(str, tally.cushion)),
         "ball_ball_f1": _f1(*tally.ball),
         "ball_ball_tp_fp_fn": "/".join(map(str, tally.ball)),
+        "ball_ball_missed_by_kind": dict(sorted(tally.ball_misses.items())),
+        "ball_ball_false_by_kind": dict(sorted(tally.ball_false.items())),
         "touched_found": f"{tally.touched_found}/{tally.touched_truth}",
         "touched_false": tally.touched_false,
         "foul_call_agreement": round(tally.calls_right / max(tally.calls_judged, 1), 4),

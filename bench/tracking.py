@@ -16,7 +16,8 @@ them to bench/results/tracking.json.
   with the sensors and without, and scored like bench/pipeline (first contact, split hits,
   cushion and ball-ball F1 within two frames, pocketed set, touched balls, shot end, id
   swaps, foul calls per rule). Its breaks are scored again with every ball detected exactly
-  (`model_limit`): the contact errors the segmenter's model makes with no noise at all.
+  (`model_limit`): the contact errors the segmenter's model makes with no noise at all. The
+  ball-ball errors are counted by kind too (`bench._contact_errors`).
 - synthetic (standalone or --all only): the hand-made shots of tests/tracking/synth.py.
 - real_pro_9ball: cushion counts against the labels of the pro 9-ball trajectories.
 """
@@ -268,7 +269,14 @@ def _contacts(tally) -> dict:
     """A tally's contact figures only."""
     from bench.pipeline import figures
 
-    keys = ("cushion_f1", "cushion_tp_fp_fn", "ball_ball_f1", "ball_ball_tp_fp_fn")
+    keys = (
+        "cushion_f1",
+        "cushion_tp_fp_fn",
+        "ball_ball_f1",
+        "ball_ball_tp_fp_fn",
+        "ball_ball_missed_by_kind",
+        "ball_ball_false_by_kind",
+    )
     whole = figures(tally)
     return {k: whole[k] for k in keys}
 

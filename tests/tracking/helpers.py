@@ -74,29 +74,49 @@ def matched(truth: list[ShotEvent], found: list[ShotEvent], window: float) -> tu
     first candidate in the order the events were emitted can leave a later truth event
     without the one found event that fits it, as a ball pinned against a cushion touches it
     twice within the window."""
+    missed, false = unmatched(truth, found, window)
+    tp = len(truth) - len(missed)
+    return tp, len(false), len(missed)
+
+
+def unmatched(
+    truth: list[ShotEvent], found: list[ShotEvent], window: float
+) -> tuple[list[ShotEvent], list[ShotEvent]]:
+    """The truth events `matched` leaves without a found one (missed), and the found events it
+    leaves without a truth one (false)."""
     groups: dict[tuple, tuple[list[ShotEvent], list[ShotEvent]]] = {}
     for events, side in ((truth, 0), (found, 1)):
         for e in events:
             key = (e.kind, frozenset(e.balls), e.cushion, e.pocket)
             groups.setdefault(key, ([], []))[side].append(e)
-    tp = sum(_largest_matching(t, f, window) for t, f in groups.values() if t and f)
-    return tp, len(found) - tp, len(truth) - tp
+    missed: list[ShotEvent] = []
+    false: list[ShotEvent] = []
+    for t, f in groups.values():
+        pairs = _largest_matching(t, f, window) if t and f else []
+        paired_t = {i for i, _ in pairs}
+        paired_f = {j for _, j in pairs}
+        missed += [e for i, e in enumerate(t) if i not in paired_t]
+        false += [e for j, e in enumerate(f) if j not in paired_f]
+    return missed, false
 
 
-def _largest_matching(truth: list[ShotEvent], found: list[ShotEvent], window: float) -> int:
-    """How many of ``truth`` and ``found`` (events of one key) pair up one to one within
-    ``window``: a minimum-cost assignment where a pair out of the window costs more than all
-    the pairs in it together, so the most pairs are made, the nearest in time among them."""
+def _largest_matching(
+    truth: list[ShotEvent], found: list[ShotEvent], window: float
+) -> list[tuple[int, int]]:
+    """The (truth, found) index pairs of ``truth`` and ``found`` (events of one key) paired one
+    to one within ``window``: a minimum-cost assignment where a pair out of the window costs
+    more than all the pairs in it together, so the most pairs are made, the nearest in time
+    among them."""
     starts = np.array([t.time - window for t in truth])
     ends = np.array([t.time + t.time_uncertainty + window for t in truth])
     times = np.array([f.time for f in found])
     inside = (times[None, :] >= starts[:, None]) & (times[None, :] <= ends[:, None])
     if not inside.any():
-        return 0
+        return []
     distance = np.abs(times[None, :] - np.array([t.time for t in truth])[:, None])
     out_of_window = 1.0 + float(distance[inside].sum())
     rows, cols = linear_sum_assignment(np.where(inside, distance, out_of_window))
-    return int(inside[rows, cols].sum())
+    return [(int(r), int(c)) for r, c in zip(rows, cols, strict=True) if inside[r, c]]
 
 
 def observable(
