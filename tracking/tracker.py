@@ -980,10 +980,17 @@ class Tracker:
         if track.status is not _HIDDEN:
             track.moving_before_hidden = track.status is _MOVING
             track.over = self._lost_over(track, det) if track.moving_before_hidden else None
-            if track.status is _AT_REST and track.anchor is None:
-                # Where it lay when it went out of sight: a hand may move it meanwhile.
-                track.anchor, track.hidden_at, track.reseen = track.rest_pos, t, []
-                track.reseen_at = math.nan
+            if track.status is _AT_REST:
+                # Where it lay when it went out of sight: a hand may move it meanwhile. Out of
+                # sight again before its spot was compared, it keeps that first spot; a stretch
+                # too short for a hand (a detection missed once before the hand came) gives way
+                # to the new one, which may be the hand's stay.
+                short = not track.reseen_at - track.hidden_at >= _DISPLACED_HIDDEN_S
+                if track.anchor is None or short:
+                    track.hidden_at, track.reseen = t, []
+                    track.reseen_at = math.nan
+                if track.anchor is None:
+                    track.anchor = track.rest_pos
             track.status = _HIDDEN
         elif track.moving_before_hidden and t - track.last_seen > _LOST_MOVING_S:
             # Unseen that long, it has stopped wherever it is (or was never a ball): it must

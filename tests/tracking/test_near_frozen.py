@@ -119,17 +119,19 @@ def test_a_cue_ball_crawling_after_a_frozen_ball_is_no_new_strike_rule_3_38() ->
     assert len(strikes) == 1
 
 
-def _placing(shift_mm: float, seed: int, creep_frames: int = 0) -> list[Detections]:
+def _placing(
+    shift_mm: float, seed: int, creep_frames: int = 0, missed: int = -1
+) -> list[Detections]:
     """Ball in hand: the 1 rests at x=500; a hand hides it (frames 30-60) while the cue ball is
     put down beside it; the 1 lies ``shift_mm`` further on afterwards; the cue ball is then
-    shot away from it."""
+    shot away from it. ``missed``: a frame the detector misses the 1 in."""
     rng = np.random.default_rng(seed)
     offsets = rng.normal(0.0, 0.8, (3, 2))  # vision's fixed error on each still spot
     out = []
     cue_x = 500.0 - BALL_DIAMETER_MM - 0.5
     for k in range(200):
         pts, ids = [], []
-        if k < 30 or k > 60:
+        if (k < 30 or k > 60) and k != missed:
             spot = 0 if k < 30 else 1
             # Nudged by the hand, it may still creep on for a while once the hand is gone.
             share = min(1.0, 0.2 + 0.8 * (k - 60) / creep_frames) if creep_frames else 1.0
@@ -162,6 +164,17 @@ def test_a_ball_nudged_by_the_hand_that_creeps_on_was_touched_rule_3_22(seed: in
     shot = run(_placing(5.0, seed, creep_frames=45)).shots[0]
     assert shot.placement is not None
     assert shot.placement.touched == (BallId.ONE,)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_ball_missed_once_before_the_hand_moved_it_was_touched_rule_3_22(seed: int) -> None:
+    # The detector misses the 1 once, a few frames before the hand comes over it: the hand's
+    # stay, not that one missed frame, is how long it was out of sight.
+    shot = run(_placing(5.0, seed, missed=25)).shots[0]
+    assert shot.placement is not None
+    assert shot.placement.touched == (BallId.ONE,)
+    left = run(_placing(0.0, seed, missed=25)).shots[0]
+    assert left.placement is not None and left.placement.touched == ()
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
