@@ -59,7 +59,7 @@ from rules.inputs import ShotInputs
 from rules.ruling import BallInHand, Ruling
 from rules.shot import Shot
 from rules.state import GameOptions, GameState, Phase
-from tests.tracking.helpers import came_apart, observable, unmatched
+from tests.tracking.helpers import came_apart, exact_position, observable, unmatched
 from tracking.assembler import ShotAssembler
 from tracking.model import BALLS, TrackerConfig, TrackFrame
 from tracking.segmenter import Segmenter, SegmenterConfig
@@ -428,14 +428,9 @@ def score(sn: Seen, sensors: bool, tally: Tally, timings: list[float] | None = N
 def _tally_ball_errors(sn: Seen, contacts: dict, tally: Tally) -> None:
     """Add the kinds of the ball-ball contacts missed and found falsely (`_contact_errors`)
     to ``tally``; ``contacts``: key -> (true contacts, missed, false)."""
-    trajectories = dict(zip(sn.run.truth.balls, sn.run.result.trajectories, strict=True))
-
-    def position(ball: BallId, t: float) -> np.ndarray:
-        return np.asarray(trajectories[ball].position(t)[:2], dtype=float)
-
     truth_ball, missed, false = contacts["ball"]
     truth = truth_ball + contacts["cushion"][0]
-    tally.ball_misses.update(miss_kinds(missed, truth, position))
+    tally.ball_misses.update(miss_kinds(missed, truth, exact_position(sn.run)))
     tally.ball_false.update(false_kinds(false, truth_ball))
 
 

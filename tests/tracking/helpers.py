@@ -164,15 +164,24 @@ _APART_LONGEST_S = 0.25
 _APART_STEP_S = 5e-4
 
 
+def exact_position(run: ScenarioRun) -> Callable[[BallId, float], np.ndarray]:
+    """A ball's exact centre (mm, table frame) at a time (s), from the run's motion."""
+    trajectories = dict(zip(run.truth.balls, run.result.trajectories, strict=True))
+
+    def position(ball: BallId, t: float) -> np.ndarray:
+        return np.asarray(trajectories[ball].position(float(t))[:2], dtype=float)
+
+    return position
+
+
 def came_apart(run: ScenarioRun) -> Callable[[ShotEvent, float, float], bool]:
     """Whether the balls of a contact (or its ball and cushion nose) came visibly apart
     between two times, from the run's exact motion: `observable`'s test for a repeat."""
-    trajectories = dict(zip(run.truth.balls, run.result.trajectories, strict=True))
+    position = exact_position(run)
     table = run.truth.table
 
     def centres(ball: BallId, times: np.ndarray) -> np.ndarray:
-        traj = trajectories[ball]
-        return np.array([traj.position(float(t))[:2] for t in times])
+        return np.array([position(ball, t) for t in times])
 
     def apart(event: ShotEvent, t0: float, t1: float) -> bool:
         if t1 - t0 > _APART_LONGEST_S:
