@@ -184,23 +184,36 @@ def fold_names(
 
 @njit(cache=True, nogil=True)
 def unstruck_reach(
-    columns: np.ndarray, resting: np.ndarray, rolling: np.ndarray, diameter: float, reach: float
+    columns: np.ndarray,
+    resting: np.ndarray,
+    rolling: np.ndarray,
+    travel: np.ndarray,
+    diameter: float,
+    reach: float,
 ) -> np.ndarray:
-    """`assign`'s ``unnamed_reach``: ``reach`` for each ``resting`` ball that no ``rolling``
-    one can have struck (none came within a ``diameter`` of it plus its own gate), inf for
-    the others. ``columns``: each candidate's predicted x, y, variance and gate."""
+    """`assign`'s ``unnamed_reach``: how far from its prediction each ball may be taken to a
+    detection vision does not name as it. ``columns``: each candidate's predicted x, y,
+    variance and gate; ``travel``: how far each rolling ball's own speed carries it this
+    frame (inf: unknown).
+
+    A ball goes no faster than its own speed unless a ball strikes it, and then no faster
+    than the two together: ``reach``, plus twice its own travel if it rolls (its prediction
+    ran on one travel; it may have turned off a cushion, or been struck, and gone as far
+    anywhere), plus the travel of the fastest rolling ball that came within a ``diameter``
+    and both their travels of it (a rolling one's gate, where its travel is unknown, and then
+    inf). Inf for a ball neither at rest nor rolling with a known travel."""
     m = len(resting)
     out = np.full(m, np.inf)
     for i in range(m):
-        if not resting[i]:
+        own = 0.0 if resting[i] else travel[i]
+        if not (resting[i] or (rolling[i] and own < np.inf)):
             continue
-        struck = False
+        striker = 0.0
         for j in range(m):
-            if rolling[j]:
-                gap = math.hypot(columns[i, 0] - columns[j, 0], columns[i, 1] - columns[j, 1])
-                if gap <= diameter + columns[j, 3]:
-                    struck = True
-                    break
-        if not struck:
-            out[i] = reach
+            if j == i or not rolling[j]:
+                continue
+            gap = math.hypot(columns[i, 0] - columns[j, 0], columns[i, 1] - columns[j, 1])
+            if gap <= diameter + min(columns[j, 3], travel[j]) + own:
+                striker = max(striker, travel[j])
+        out[i] = reach + 2.0 * own + striker
     return out

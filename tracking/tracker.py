@@ -15,6 +15,7 @@ import math
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 import numpy as np
 
@@ -56,6 +57,14 @@ _CONFIRM_SIGHTINGS = 3
 """A new track is tentative until seen this many times: its first sighting may have been a
 neighbour that vision misnamed (a 2-3 % event per detection), so until then, while no ball rolls,
 it may move to a detection elsewhere that vision names as it."""
+_TRAVEL_STEPS = 3
+"""A rolling ball's own speed is the fastest of its last few steps between sightings: unless
+another ball strikes it, it goes no faster (its filter's velocity, loose near a cushion or a
+ball, says less)."""
+_TRAVEL_SLACK = 1.2
+"""How much faster than that speed a rolling ball's travel allows, for the noise of the steps."""
+_TRAVEL_MM = 5.0
+"""And how much farther, mm, for the noise of the sighting it is taken to."""
 _HIDDEN_REACH_MM = 120.0
 """How far from where it lay a ball hidden at rest is taken back on a weak name: a hand nudging
 it moves it a few centimetres."""
@@ -212,6 +221,19 @@ def _resting(track: _Track) -> bool:
     return track.status is _AT_REST or (track.status is _HIDDEN and not track.moving_before_hidden)
 
 
+def _travel(track: _Track, since: float) -> float:
+    """How far a rolling ball's own speed (`_TRAVEL_STEPS`) can carry it in ``since`` seconds,
+    mm, with the noise of its sightings; inf when it has too few sightings to say."""
+    if len(track.history) <= _TRAVEL_STEPS:
+        return math.inf
+    recent = list(track.history)[-_TRAVEL_STEPS - 1 :]
+    speed = max(
+        (math.dist(a, b) / (tb - ta) for (ta, a), (tb, b) in pairwise(recent) if tb > ta),
+        default=math.inf,
+    )
+    return _TRAVEL_SLACK * speed * since + 3 * track.last_sigma + _TRAVEL_MM
+
+
 def _rolling(tracks: list[_Track]) -> bool:
     """Whether any ball on the table is not `_resting`: moving, or hidden while moving."""
     for track in tracks:
@@ -301,6 +323,9 @@ class Tracker:
         self._time: float | None = None
         self._time_first: float | None = None
         self._still_at = -math.inf  # the last frame in which no ball rolled
+        # Where that frame's detections no track took lay: a ball misnamed in every still
+        # frame (as a ball already on the table) is taken there while balls roll.
+        self._still_unclaimed = np.empty((0, 2))
         self._pending: list[_Pending] = []
         self._seen_at: list[np.ndarray | None] = []  # where this frame's matched balls are
         self._radius = table.ball_diameter / 2
@@ -329,6 +354,10 @@ class Tracker:
         self._predict(dt, rolling)
         seen = self._sightings(detections)
         matches = self._associate(seen, dt, rolling)
+        if not rolling:
+            unclaimed = np.ones(len(detections), dtype=bool)
+            unclaimed[list(matches.values())] = False
+            self._still_unclaimed = detections.positions[unclaimed]
         self._note_unadmitted(seen, matches, rolling)
         if matches:
             self._update_all_seen(matches, seen, t, dt)
@@ -387,6 +416,7 @@ class Tracker:
         t = detections.time
         rows, tentative = [], []
         resting, moving = [], []  # per candidate: at rest (not the cue ball); rolling
+        travel = []  # per candidate: how far its own speed carries it (inf: unknown)
         # Each candidate's predicted x and y, variance, gate and miss cost in turn (made into
         # one array below, whose columns `assign` reads).
         per_ball = []
@@ -404,6 +434,11 @@ class Tracker:
                 if not since > dt:  # (max(dt, since), without the call)
                     since = dt
                 g = max_speed * since + 4 * (sigma + last_sigma) + 10.0
+                if status is _MOVING and track.last_z is not None:
+                    # The gate is how far it can have gone from where it was last seen: a
+                    # ball stopped dead or sent back by a contact is as far behind its
+                    # prediction as the prediction ran on.
+                    g += math.dist(track.last_z, (x, y))
                 if status is _HIDDEN:
                     if track.entered is not None:
                         # Lost inside a pocket opening: it can only come back out of it.
@@ -418,15 +453,18 @@ class Tracker:
                 moving.append(
                     status is _MOVING or (status is _HIDDEN and track.moving_before_hidden)
                 )
-            elif not rolling and (
-                track.status is _UNSEEN or t - track.gone_at >= self.config.respawn_after
-            ):
+                travel.append(_travel(track, since) if status is _MOVING else math.inf)
+            elif (
+                not rolling
+                and (track.status is _UNSEEN or t - track.gone_at >= self.config.respawn_after)
+            ) or (rolling and self._lay_unclaimed(track)):
                 special.append((len(rows), row))
                 rows.append(row)
                 per_ball += (math.nan, math.nan, 1.0, math.inf, _MISS_COST)
                 tentative.append(False)
                 resting.append(False)
                 moving.append(False)
+                travel.append(math.inf)
         if not rows:
             return {}
         id_cost = identity_cost(detections.identity, seen.unknown)
@@ -466,8 +504,10 @@ class Tracker:
                     moved = self._moved_ball(
                         detections.positions, predicted_at[np.isfinite(predicted_at[:, 0])]
                     ) | self._left_its_spot(detections, predicted_at, rows, dt)
-                need = _NEW_ID if status is _UNSEEN else _RESPAWN_ID
+                need = _NEW_ID if status is _UNSEEN and not rolling else _RESPAWN_ID
                 weak = (p_id[:, row] < need) | in_pocket | moved
+                if rolling:
+                    weak |= ~self._at_unclaimed_spot(detections.positions)
                 if np.count_nonzero(~weak) > 1:
                     # Two detections named as one new ball: each ball exists once, so one is
                     # misnamed; wait for a frame that says which.
@@ -484,7 +524,7 @@ class Tracker:
             columns[:, 4],
             _FREE_POSITION_COST,
             elsewhere,
-            self._unstruck_reach(columns, resting, moving, detections),
+            self._unstruck_reach(columns, resting, moving, travel, detections),
             _RESPAWN_ID,
         )
         matched = {rows[i]: col for i, col in found.items()}
@@ -497,26 +537,80 @@ class Tracker:
                 # Its first sightings were another ball's: start it again where it is.
                 log.debug("%s: tentative track moved to a detection named as it", BALLS[rows[i]])
                 track.status = _UNSEEN
+        self._unoverlap(matched, rows, predicted_at, named, seen.xy)
         self._rename_tentative(matched, named)
         self._rename_misnamed(matched, named)
         return self._keep_order(matched, seen)
 
+    def _unoverlap(
+        self,
+        matched: dict[int, int],
+        rows: list[int],
+        predicted: np.ndarray,
+        id_cost: np.ndarray,
+        xy: list,
+    ) -> None:
+        """Two balls cannot overlap on the cloth: a rolling ball matched to a detection
+        overlapping the spot of a ball at rest that took no detection is there only if that
+        ball left its spot, out of sight. When vision names the detection as the resting ball
+        rather than the rolling one, it is the resting ball, struck (its first step), and the
+        rolling one was missed: a ball stopped dead by a full hit is not where its prediction
+        ran on to."""
+        overlap = _OVERLAP_D * self.table.ball_diameter
+        for i, row in enumerate(rows):
+            if row in matched or self._tracks[row].status is not _AT_REST:
+                continue
+            spot = predicted[i]
+            for other, col in matched.items():
+                if self._tracks[other].status is not _MOVING:
+                    continue
+                if math.dist(xy[col], spot) < overlap and (id_cost[row, col] < id_cost[other, col]):
+                    log.debug("%s: struck from its spot, not %s", BALLS[row], BALLS[other])
+                    matched[row] = matched.pop(other)
+                    break
+
+    def _lay_unclaimed(self, track: _Track) -> bool:
+        """Whether a ball may be taken onto the table while balls roll: never seen, with a
+        detection no track took when the balls last lay still. Balls come onto the table by
+        hand, between shots; but one misnamed in every still frame (as a ball already there:
+        a break struck as the camera starts) lay there all along."""
+        return (
+            track.status is _UNSEEN
+            and math.isnan(track.adopted_at)
+            and len(self._still_unclaimed) > 0
+        )
+
+    def _at_unclaimed_spot(self, positions: np.ndarray) -> np.ndarray:
+        """(n,) True for detections at a spot no track took when the balls last lay still
+        (`_lay_unclaimed`)."""
+        gaps = positions[:, None, :] - self._still_unclaimed[None, :, :]
+        return (np.hypot(gaps[..., 0], gaps[..., 1]) <= _SAME_SPOT_MM).any(axis=1)
+
     def _unstruck_reach(
-        self, columns: np.ndarray, resting: list[bool], moving: list[bool], detections: Detections
+        self,
+        columns: np.ndarray,
+        resting: list[bool],
+        moving: list[bool],
+        travel: list[float],
+        detections: Detections,
     ) -> np.ndarray | None:
-        """How far from where it rests each candidate ball may be taken to a detection vision
+        """How far from its prediction each candidate ball may be taken to a detection vision
         does not name as it (`assign`'s ``unnamed_reach``; ``columns`` are its predicted x, y,
-        variance and gate; ``resting`` and ``moving`` its state): a ball at rest moves only
-        when something strikes it. The cue ball (the cue), a ball within reach of a rolling one,
-        and any ball while a hand or cue is over the table may have been struck: up to their
-        gate. Another is not carried off to a stray or misnamed detection (a ghost beside a
-        rack took a racked ball's track, and every racked ball's name went round with it)."""
-        if detections.occluded or not any(resting):
+        variance and gate; ``resting``, ``moving`` and ``travel`` its state,
+        `associate.unstruck_reach`): a ball at rest moves only when something strikes it, a
+        rolling one goes no faster than its own speed unless struck, and then no faster than
+        the two together. The cue ball at rest (the cue), a ball within reach of one rolling
+        at an unknown speed, and any ball while a hand or cue is over the table may have been
+        struck: up to their gate. Another is not carried off to a stray or misnamed detection
+        (a ghost beside a rack took a racked ball's track, and every racked ball's name went
+        round with it; a ghost beside a slow ball took it 13 cm in a frame)."""
+        if detections.occluded:
             return None
         return unstruck_reach(
             columns,
             np.array(resting),
             np.array(moving),
+            np.array(travel),
             self.table.ball_diameter,
             _UNSTRUCK_REACH_D * self.table.ball_diameter,
         )
