@@ -138,6 +138,11 @@ class BallContacts:
         # before the pair test (which asks the same with the larger of the two noises).
         change = np.hypot(*(v_out - v_before).T)
         kicked = change >= np.maximum(self.config.min_turn_mm_s, self.config.noise_sigmas * noise)
+        if f1.displaced or f2.displaced:
+            # Found moved after lying out of sight: its jump from where it lay, in or after
+            # the interval, is no kick (a ball that struck it shows its own).
+            jumped = [f1.row(d.ball) for d in (*f1.displaced, *f2.displaced)]
+            kicked[np.isin(live, jumped)] = False
         near &= kicked[:, None] | kicked[None, :]
         self._scene = (live, p0, v_before)
         cluster = self._cluster_hit(live, f0, f1, p0, v_before, gaps, kicked, reach)

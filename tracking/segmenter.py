@@ -37,7 +37,7 @@ from tracking.chains import Chains
 from tracking.cushion_contacts import CUSHION_K, SLOW_K, CushionContacts, HeldRebound
 from tracking.endings import Endings
 from tracking.geometry import TableCache
-from tracking.model import TrackerConfig, TrackFrame
+from tracking.model import Displacement, TrackerConfig, TrackFrame
 from tracking.presses import Press, Presses
 from tracking.rack_contacts import RackContacts, RackHit
 from tracking.soft_contacts import SoftContacts
@@ -131,6 +131,9 @@ class Segmenter(
         self._in_pocket: dict[int, object] = {}
         self._rest_reported: set[int] = set()
         self._disturbed_last: dict[int, float] = {}
+        # Balls found moved out of sight, with when: judged a few frames on (`_displaced`).
+        self._displacements: list[tuple[float, Displacement]] = []
+        self._spot_crossed: dict[int, float] = {}  # ball -> when a ball ran over its spot
         self._in_view_since: dict[int, float] = {}
         self._first_time = math.nan
         self._lamp_touched: set[int] = set()
@@ -197,4 +200,6 @@ class Segmenter(
         self._held_rebounds.clear()
         # No more frames will come to check the marginal contacts held: they stand.
         held, self._unchecked = self._unchecked, []
-        return held + soft + self._rest(self._frames[-1], final=True)
+        last = self._frames[-1]
+        touched = self._displaced(last, final=True)
+        return touched + held + soft + self._rest(last, final=True)

@@ -121,6 +121,11 @@ class SoftContacts:
             if event.time > centre:
                 waiting.append(event)
                 continue
+            if event.time <= stack.times[-k - 2]:
+                # The centre passed it before the window was full (the recording had just
+                # begun): no window is centred on it, so the one-frame test stands.
+                kept.append(event)
+                continue
             judged = self._judged(event, span)
             if judged is not event:
                 key = _pair_of(event)

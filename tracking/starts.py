@@ -34,6 +34,15 @@ players do not strike a ball that has just stopped rolling."""
 _PLACING_S = 0.5
 """A cue ball put on the table this recently is still in the hand's reach: no stroke yet."""
 
+_DISPLACED_WAIT_S = 0.05
+"""How long after a ball is found moved out of sight its displacement is judged: the contacts
+of the frames it came back in are found a frame or two later."""
+
+_CROSSED_D = 0.8
+"""A ball whose centre comes within this (in ball diameters) of the spot of a ball lying out of
+sight ran over that spot: the two would have met. (A ball put down touching it, or rolling past
+it within the noise, comes to a diameter.)"""
+
 _SEEN_STILL_S = 0.25
 """How long a ball must be seen still before it counts as having been at rest: the tracker's
 rest window (a line fitted over it measures a speed to about 5 mm/s)."""
@@ -51,14 +60,17 @@ class Starts:
         return f0.rest_since[r] <= since and f0.time - since < _SEEN_STILL_S
 
     def _starts(self, f0, f1, f2, contacts: list[ShotEvent]) -> list[ShotEvent]:
-        """Balls that left rest in (f0, f1]: the cue strike, or a disturbance."""
+        """Balls that left rest in (f0, f1]: the cue strike, or a disturbance. A ball found
+        moved as it comes back into sight left rest out of sight: `_displaced` judges it."""
         events = []
+        found_moved = {d.ball for d in f1.displaced}
         started = [
             r
             for r in range(len(BALLS))
             if f0.status[r] in (BallStatus.AT_REST, BallStatus.HIDDEN)
             and not math.isnan(f0.rest_since[r])
             and f1.status[r] is BallStatus.MOVING
+            and BALLS[r] not in found_moved
         ]
         # A ball set moving by a contact was hit by a ball that was already moving (or by the
         # cue ball, once it is struck in this very interval).
@@ -288,17 +300,43 @@ class Starts:
         d = np.hypot(*(f0.positions[others] - p).T)
         return bool(np.all(d > self._d + self.config.disturb_clearance_mm))
 
-    def _displaced(self, frame: TrackFrame) -> list[ShotEvent]:
+    def _note_crossed(self, frame: TrackFrame) -> None:
+        """Note when a rolling ball ran over the spot of a ball lying out of sight: had it still
+        lain there, they would have met, so a ball found moved from there may have been
+        struck there (both out of sight, its striker's turn unseen)."""
+        if BallStatus.HIDDEN not in frame.status:
+            return
+        for r, status in enumerate(frame.status):
+            if status is BallStatus.HIDDEN and not math.isnan(frame.rest_since[r]):
+                # (Balls rolling, in sight or not: a ball at rest runs over nothing.)
+                others = frame.on_table & np.isnan(frame.rest_since)
+                gaps = np.hypot(*(frame.positions[others] - frame.positions[r]).T)
+                if np.any(gaps < _CROSSED_D * self._d):
+                    self._spot_crossed[r] = frame.time
+
+    def _displaced(self, frame: TrackFrame, final: bool = False) -> list[ShotEvent]:
         """Resting balls the tracker found moved while out of sight (a hand over them): with
-        no ball rolling to explain it, touched (rules 3.21, 3.22). A ball seen rolling out
-        from under a hand clear of every ball (`Displacement.rolling`) needs no such check."""
+        no contact found with them meanwhile, and no ball run over their spot, touched (rules
+        3.21, 3.22). Each is judged a few
+        frames after it is reported (`_DISPLACED_WAIT_S`), when the contacts of the frames it
+        came back in are found. A ball seen rolling out from under a hand clear of every ball
+        (`Displacement.rolling`) needs no such check. ``final``: no frame follows ``frame``
+        (already folded): every one still waiting is judged now."""
+        if not final:
+            self._note_crossed(frame)
+            self._displacements += [(frame.time, d) for d in frame.displaced]
+        wait = 0.0 if final else _DISPLACED_WAIT_S
+        due = [x for x in self._displacements if x[0] + wait <= frame.time]
+        if not due:
+            return []
+        self._displacements = self._displacements[len(due) :]
         events = []
-        for d in frame.displaced:
+        for reported, d in due:
             r = frame.row(d.ball)
-            others = frame.moving.copy()
-            others[r] = False
-            explained = others.any() and not d.rolling
-            if explained or d.time - self._disturbed_last.get(r, -math.inf) < 1.0:
+            span = (d.time - d.time_uncertainty - _DISPLACED_WAIT_S, reported + _DISPLACED_WAIT_S)
+            struck = any(span[0] <= t <= span[1] for t in self._contacts_of(r))
+            struck |= span[0] <= self._spot_crossed.get(r, -math.inf)
+            if (struck and not d.rolling) or d.time - self._disturbed_last.get(r, -math.inf) < 1.0:
                 continue
             self._disturbed_last[r] = d.time
             events.append(

@@ -1262,3 +1262,64 @@ def test_the_shot_ends_when_the_last_ball_stops_rule_3_15(seed: int) -> None:
     detections, stop = _rolled_to_rest(400.0, seed)
     shot = run(detections).shots[0]
     assert shot.end_time == pytest.approx(stop, abs=0.08)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_ball_moved_under_a_hand_as_a_ball_rolls_past_its_spot_was_disturbed_rule_3_21(
+    seed: int,
+) -> None:
+    # A hand hides the 14 from 0.25 s to 0.95 s and pushes it away at 0.6 s; meanwhile the
+    # cue ball rolls past the spot where it lay, 11 mm clear of it, and is not turned. The 14
+    # comes back into sight 3 cm off: no ball struck it (the cue ball shows no kick, and the
+    # 14's jump out of hiding is none), so it was disturbed.
+    sim = simulate(
+        {"cue": (-500.0, 0.0), "14": (0.0, 68.0), "3": (900.0, -400.0)},
+        (900.0, 0.0),
+        strike_time=0.2,
+        pushes={"14": (0.6, 0.0, 200.0)},
+        tail=1.0,
+    )
+    assert not sim.of_kind(EventKind.BALL_BALL)
+    hand = Occlusion(box(0.0, 68.0, 45.0), 0.25, 0.95)
+    result = run(render(sim, seed, occlusions=(hand,)), sim.signals)
+    disturbed = result.of_kind(EventKind.BALL_DISTURBED)
+    assert [e.ball for e in disturbed] == [BallId.FOURTEEN]
+    assert disturbed[0].time - disturbed[0].time_uncertainty <= 0.6
+    assert disturbed[0].time + disturbed[0].time_uncertainty >= 0.6
+    assert result.of_kind(EventKind.BALL_BALL) == []
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_ball_struck_under_a_hand_by_a_rolling_ball_was_not_disturbed_rule_3_21(
+    seed: int,
+) -> None:
+    # The same hand over the 14 and the cue ball's path, but the cue ball runs into it, out of
+    # sight too: a ball ran over the spot where the 14 lay, so the 14 found moved when the
+    # hand goes may have been struck there, and was not touched.
+    sim = simulate(
+        {"cue": (-500.0, 0.0), "14": (0.0, 35.0), "3": (900.0, -400.0)},
+        (900.0, 0.0),
+        strike_time=0.2,
+        tail=1.0,
+    )
+    assert [e.balls for e in sim.of_kind(EventKind.BALL_BALL)] == [(BallId.CUE, BallId.FOURTEEN)]
+    hand = Occlusion(box(0.0, 35.0, 45.0), 0.25, 0.95)
+    result = run(render(sim, seed, occlusions=(hand,)), sim.signals)
+    assert result.of_kind(EventKind.BALL_DISTURBED) == []
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_hit_in_the_first_frames_of_a_recording_is_found_rule_3_18(seed: int) -> None:
+    # The recording begins as the cue ball is struck; it hits the 1 full three frames later,
+    # before the long windows are full: no window is centred on the hit, so the one-frame
+    # test's contact stands (judged on the first full window it was dropped, that window's
+    # line in running across the hit).
+    sim = simulate(
+        {"cue": (-1023.8, 82.8), "1": (-800.0, 0.0), "7": (900.0, 400.0)},
+        (3228.0, -1194.0),
+        strike_time=0.0,
+    )
+    assert sim.of_kind(EventKind.BALL_BALL)[0].time < 4 * FRAME
+    result = run(render(sim, seed), sim.signals)
+    assert result.shots[0].first_contact is not None
+    assert result.shots[0].first_contact.ball is BallId.ONE
