@@ -499,6 +499,9 @@ class Tracker:
                 reach = _OVER_REACH_D * self.table.ball_diameter
                 far = np.hypot(*(detections.positions - crossed).T) > reach
                 id_cost[row, far & (p_id[:, row] < _RESPAWN_ID)] = np.inf
+                # Never on the spot of a ball seen there a frame ago, however vision names
+                # it: two balls cannot share a spot.
+                id_cost[row, self._on_others(detections.positions, rows, predicted_at, i)] = np.inf
             elif not status.on_table:
                 if moved is None:
                     moved = self._moved_ball(
@@ -568,6 +571,20 @@ class Tracker:
                     log.debug("%s: struck from its spot, not %s", BALLS[row], BALLS[other])
                     matched[row] = matched.pop(other)
                     break
+
+    def _on_others(
+        self, z: np.ndarray, rows: list[int], predicted: np.ndarray, own: int
+    ) -> np.ndarray:
+        """(n,) True for detections overlapping the prediction of a ball other than
+        candidate ``own`` that was seen in the last frame (its spot is known to millimetres)."""
+        out = np.zeros(len(z), dtype=bool)
+        overlap = _OVERLAP_D * self.table.ball_diameter
+        for i, row in enumerate(rows):
+            track = self._tracks[row]
+            if i == own or track.status not in (_AT_REST, _MOVING):
+                continue
+            out |= np.hypot(*(z - predicted[i]).T) < overlap
+        return out
 
     def _lay_unclaimed(self, track: _Track) -> bool:
         """Whether a ball may be taken onto the table while balls roll: never seen, with a
@@ -1137,6 +1154,13 @@ class Tracker:
             return None
         (t0, p0), (t1, p1) = sightings[0], sightings[-1]
         velocity = (np.asarray(p1) - np.asarray(p0)) / (t1 - t0)
+        (tm, pm) = sightings[-2]
+        if t1 > tm:
+            # A ball struck from rest a frame or two before was slower over the first step:
+            # its speed at the cushion is its last step's, when that is faster.
+            last_step = (np.asarray(p1) - np.asarray(pm)) / (t1 - tm)
+            if last_step @ last_step > velocity @ velocity:
+                velocity = last_step
         last = (float(p1[0]), float(p1[1]))
         cushion = self.table.nearest_cushion(last)
         nose = self.table.cushion(cushion)

@@ -131,12 +131,15 @@ def test_a_ball_seen_flying_over_a_cushion_left_the_table_rule_3_28() -> None:
     assert result.shots[0].left_table == (BallId.CUE,)
 
 
-def _run_at_the_cushion(seen_until_nose: bool, lost_frames: int, occluded=(), ghost=None):
+def _run_at_the_cushion(
+    seen_until_nose: bool, lost_frames: int, occluded=(), ghost=None, cue_named_three=None
+):
     """The 3 rolls at 2 m/s from rest at (300, 0) straight at the +y cushion (2 s in all).
     Seen while on the cloth; past the nose (``seen_until_nose``) it is over the rail, where
     vision does not look. Otherwise it comes back off the cushion at half speed, missed for
     ``lost_frames`` frames at the cushion. ``occluded``: polygons over the table meanwhile;
-    ``ghost``: (time, where) of one detection named as no ball in particular."""
+    ``ghost``: (time, where) of one detection named as no ball in particular;
+    ``cue_named_three``: a time at which vision names the cue ball, at rest, the 3."""
     nose = TABLE.width / 2 - TABLE.ball_diameter / 2
     dets = []
     for k in range(120):
@@ -146,6 +149,8 @@ def _run_at_the_cushion(seen_until_nose: bool, lost_frames: int, occluded=(), gh
             y = nose - 1000.0 * (y - nose) / 2000.0
         lost = y > nose or (nose - y < 1000.0 * lost_frames / 60 and t > 0.5)
         pts, ids = [(-600.0, 0.0)], [(BallId.CUE, 0.95)]
+        if cue_named_three is not None and k == round(cue_named_three * 60):
+            ids = [(BallId.THREE, 0.96)]
         if not lost:
             pts.append((300.0, y))
             ids.append((BallId.THREE, 0.95))
@@ -173,6 +178,38 @@ def test_a_ghost_elsewhere_does_not_bring_back_a_ball_gone_over_a_cushion_rule_3
     # one lost over a cushion comes back only over it, or named as itself.
     result = _run_at_the_cushion(True, 0, ghost=(0.6, (360.0, 440.0)))
     assert [e.ball for e in result.of_kind(EventKind.LEFT_TABLE)] == [BallId.THREE]
+
+
+def test_a_ball_misnamed_on_its_own_spot_does_not_bring_back_one_gone_over_rule_3_28() -> None:
+    # While the 3 waits to be seen back over the cushion, vision names the resting cue ball
+    # the 3, surely. The cue ball lies there, a millimetre from where it was a frame ago: two
+    # balls cannot share a spot, and the 3 is not back.
+    result = _run_at_the_cushion(True, 0, cue_named_three=0.95)
+    assert [e.ball for e in result.of_kind(EventKind.LEFT_TABLE)] == [BallId.THREE]
+    cue = result.frames[0].row(BallId.CUE)
+    assert all(np.hypot(*(f.positions[cue] - (-600.0, 0.0))) < 3.0 for f in result.frames)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_ball_struck_off_the_table_from_near_a_cushion_left_it_rule_3_28(seed: int) -> None:
+    # The 3 lies 15 cm from the +y nose and is struck at 3 m/s straight at it, jumping: vision
+    # loses it in the air 5 cm short of the nose, two frames after it left rest. Its speed is
+    # its last step's, not the average over steps from rest.
+    rng = np.random.default_rng(seed)
+    nose = TABLE.width / 2 - TABLE.ball_diameter / 2
+    start = nose - 150.0
+    dets = []
+    for k in range(120):
+        t = k / 60
+        y = start + 3000.0 * max(t - 0.31, 0.0)
+        pts, ids = [(-600.0, 0.0)], [(BallId.CUE, 0.95)]
+        if y < nose - 50.0:
+            pts.append((300.0, y))
+            ids.append((BallId.THREE, 0.95))
+        pts = np.asarray(pts) + rng.normal(0.0, 0.7, (len(pts), 2))
+        dets.append(Detections.of(k, t, pts, identity=_named(ids), sigma=0.75))
+    left = run(dets).of_kind(EventKind.LEFT_TABLE)
+    assert [(e.ball, e.cushion) for e in left] == [(BallId.THREE, CushionId.LEFT_FOOT)]
 
 
 def test_a_ball_lost_running_at_a_corner_pocket_did_not_go_over_a_cushion() -> None:
