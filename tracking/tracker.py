@@ -117,6 +117,14 @@ _DISPLACED_WATCH_FRAMES = 90
 _DISPLACED_MM = 3.0
 """A rest spot this far from where the ball lay before it was hidden: it was moved. Rest spots
 are averages of many detections; vision's fixed error on a still ball is about 1 mm."""
+_CREPT_MM = 2.0
+"""... or a ball seen creeping this far on from its first sightings back in sight to where it
+settles: a ball at rest does not creep. Its spot may be off by 2 mm and more from where it lay
+without moving: a cue ball put down touching it shifts its detected centre (0.33 mm median,
+2.4 mm and more in 2 of 150 rendered layouts), so a 4 mm nudge may pass the spot test; but the
+neighbour's shift does not change while it is watched, and a creeping ball's does."""
+_CREPT_FRAMES = 5
+"""Its first sightings back in sight, averaged."""
 _DISPLACED_HIDDEN_S = 0.15
 """... after being out of sight at least this long (a hand; not a missed detection)."""
 _UNADMITTED_MIN = 6
@@ -988,15 +996,22 @@ class Tracker:
         creeping = float(np.hypot(*(spot - before))) > _SETTLED_MM
         if creeping and len(track.reseen) < _DISPLACED_WATCH_FRAMES:
             return
-        self._displaced_from_anchor(track, spot, t)
+        first = np.mean(track.reseen[:_CREPT_FRAMES], axis=0)
+        self._displaced_from_anchor(track, spot, t, float(np.hypot(*(spot - first))))
 
-    def _displaced_from_anchor(self, track: _Track, spot: np.ndarray, t: float) -> None:
+    def _displaced_from_anchor(
+        self, track: _Track, spot: np.ndarray, t: float, crept: float = 0.0
+    ) -> None:
+        """Report a ball found moved after a hand hid it: its spot ``spot`` this far from where
+        it lay (`_DISPLACED_MM`), or seen creeping ``crept`` mm on once back in sight
+        (`_CREPT_MM`)."""
         if math.isnan(track.reseen_at):
             track.reseen_at = t
         shift = float(np.hypot(*(spot - track.anchor)))
         # A hand takes a while over a ball; a ball 'found' far off is an identity put right.
         if (
-            _DISPLACED_MM < shift < self.table.ball_diameter
+            (shift > _DISPLACED_MM or crept > _CREPT_MM)
+            and shift < self.table.ball_diameter
             and track.reseen_at - track.hidden_at >= _DISPLACED_HIDDEN_S
         ):
             row = next(r for r, other in enumerate(self._tracks) if other is track)

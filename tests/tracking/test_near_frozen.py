@@ -120,11 +120,12 @@ def test_a_cue_ball_crawling_after_a_frozen_ball_is_no_new_strike_rule_3_38() ->
 
 
 def _placing(
-    shift_mm: float, seed: int, creep_frames: int = 0, missed: int = -1
+    shift_mm: float, seed: int, creep_frames: int = 0, missed: int = -1, pulled_mm: float = 0.0
 ) -> list[Detections]:
     """Ball in hand: the 1 rests at x=500; a hand hides it (frames 30-60) while the cue ball is
     put down beside it; the 1 lies ``shift_mm`` further on afterwards; the cue ball is then
-    shot away from it. ``missed``: a frame the detector misses the 1 in."""
+    shot away from it. ``missed``: a frame the detector misses the 1 in; ``pulled_mm``: how
+    far the cue ball beside it pulls the 1's detected centre back toward where it lay."""
     rng = np.random.default_rng(seed)
     offsets = rng.normal(0.0, 0.8, (3, 2))  # vision's fixed error on each still spot
     out = []
@@ -135,7 +136,7 @@ def _placing(
             spot = 0 if k < 30 else 1
             # Nudged by the hand, it may still creep on for a while once the hand is gone.
             share = min(1.0, 0.2 + 0.8 * (k - 60) / creep_frames) if creep_frames else 1.0
-            moved = shift_mm * share if spot else 0.0
+            moved = (shift_mm * share - pulled_mm) if spot else 0.0
             pts.append(np.array((500.0 + moved, 0.0)) + offsets[spot])
             ids.append(BallId.ONE)
         if k > 60:
@@ -204,3 +205,13 @@ def test_a_ball_frozen_to_a_cue_ball_just_put_down_that_moves_was_touched_rule_3
     assert len(shots) == 1 and shots[0].strike_time > 190 * FRAME
     assert shots[0].placement is not None and shots[0].placement.touched == (BallId.ONE,)
     assert shots[0].first_contact is None  # struck away from the 1
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_a_ball_seen_creeping_on_after_the_hand_was_touched_rule_3_22(seed: int) -> None:
+    # Nudged 4 mm, it is seen settling 2.5 mm from where it lay: the cue ball put down beside
+    # it pulls its detected centre back 1.5 mm, within what a neighbour can shift it. But it
+    # is seen creeping 2.7 mm on after the hand is gone, and a ball at rest does not creep.
+    shot = run(_placing(4.0, seed, creep_frames=20, pulled_mm=1.5)).shots[0]
+    assert shot.placement is not None
+    assert shot.placement.touched == (BallId.ONE,)
