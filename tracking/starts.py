@@ -317,11 +317,11 @@ class Starts:
     def _displaced(self, frame: TrackFrame, final: bool = False) -> list[ShotEvent]:
         """Resting balls the tracker found moved while out of sight (a hand over them): with
         no contact found with them meanwhile, and no ball run over their spot, touched (rules
-        3.21, 3.22). Each is judged a few
-        frames after it is reported (`_DISPLACED_WAIT_S`), when the contacts of the frames it
-        came back in are found. A ball seen rolling out from under a hand clear of every ball
-        (`Displacement.rolling`) needs no such check. ``final``: no frame follows ``frame``
-        (already folded): every one still waiting is judged now."""
+        3.21, 3.22). Each is judged a few frames after it is reported (`_DISPLACED_WAIT_S`),
+        when the contacts of the frames it came back in are found. A ball seen rolling out
+        from under a hand clear of every ball (`Displacement.rolling`) needs no such check.
+        ``final``: no frame follows ``frame`` (already folded): every one still waiting is
+        judged now."""
         if not final:
             self._note_crossed(frame)
             self._displacements += [(frame.time, d) for d in frame.displaced]

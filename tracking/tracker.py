@@ -234,7 +234,8 @@ def _travel(track: _Track, since: float) -> float:
     mm, with the noise of its sightings; inf when it has too few sightings to say."""
     if len(track.history) <= _TRAVEL_STEPS:
         return math.inf
-    recent = list(track.history)[-_TRAVEL_STEPS - 1 :]
+    history = track.history
+    recent = [history[k] for k in range(-_TRAVEL_STEPS - 1, 0)]
     speed = max(
         (math.dist(a, b) / (tb - ta) for (ta, a), (tb, b) in pairwise(recent) if tb > ta),
         default=math.inf,
