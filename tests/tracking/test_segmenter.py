@@ -12,7 +12,7 @@ from rules.balls import BallId
 from rules.events import EventKind, ShotEvent
 from rules.signals import PocketSignal
 from rules.table import CushionId, PocketId
-from tests.tracking.helpers import matched, run
+from tests.tracking.helpers import Run, matched, run
 from tests.tracking.synth import TABLE, Occlusion, Sim, box, render, simulate
 from tracking.model import TrackerConfig
 from vision.detections import BALL_ORDER, Detections, one_hot
@@ -1264,6 +1264,21 @@ def test_the_shot_ends_when_the_last_ball_stops_rule_3_15(seed: int) -> None:
     assert shot.end_time == pytest.approx(stop, abs=0.08)
 
 
+def _hand_over_the_14(y: float, pushed: bool, seed: int) -> tuple[Sim, Run]:
+    """The cue ball struck at 0.9 m/s along y=0 past (or into) the 14 at (0, ``y``), which a
+    hand hides from 0.25 s to 0.95 s (the cue ball's path there too) and, when ``pushed``,
+    pushes away at 0.6 s; the 3 far off. The simulated shot and its tracked run."""
+    sim = simulate(
+        {"cue": (-500.0, 0.0), "14": (0.0, y), "3": (900.0, -400.0)},
+        (900.0, 0.0),
+        strike_time=0.2,
+        pushes={"14": (0.6, 0.0, 200.0)} if pushed else None,
+        tail=1.0,
+    )
+    hand = Occlusion(box(0.0, y, 45.0), 0.25, 0.95)
+    return sim, run(render(sim, seed, occlusions=(hand,)), sim.signals)
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_a_ball_moved_under_a_hand_as_a_ball_rolls_past_its_spot_was_disturbed_rule_3_21(
     seed: int,
@@ -1272,16 +1287,8 @@ def test_a_ball_moved_under_a_hand_as_a_ball_rolls_past_its_spot_was_disturbed_r
     # cue ball rolls past the spot where it lay, 11 mm clear of it, and is not turned. The 14
     # comes back into sight 3 cm off: no ball struck it (the cue ball shows no kick, and the
     # 14's jump out of hiding is none), so it was disturbed.
-    sim = simulate(
-        {"cue": (-500.0, 0.0), "14": (0.0, 68.0), "3": (900.0, -400.0)},
-        (900.0, 0.0),
-        strike_time=0.2,
-        pushes={"14": (0.6, 0.0, 200.0)},
-        tail=1.0,
-    )
+    sim, result = _hand_over_the_14(68.0, True, seed)
     assert not sim.of_kind(EventKind.BALL_BALL)
-    hand = Occlusion(box(0.0, 68.0, 45.0), 0.25, 0.95)
-    result = run(render(sim, seed, occlusions=(hand,)), sim.signals)
     disturbed = result.of_kind(EventKind.BALL_DISTURBED)
     assert [e.ball for e in disturbed] == [BallId.FOURTEEN]
     assert disturbed[0].time - disturbed[0].time_uncertainty <= 0.6
@@ -1296,15 +1303,8 @@ def test_a_ball_struck_under_a_hand_by_a_rolling_ball_was_not_disturbed_rule_3_2
     # The same hand over the 14 and the cue ball's path, but the cue ball runs into it, out of
     # sight too: a ball ran over the spot where the 14 lay, so the 14 found moved when the
     # hand goes may have been struck there, and was not touched.
-    sim = simulate(
-        {"cue": (-500.0, 0.0), "14": (0.0, 35.0), "3": (900.0, -400.0)},
-        (900.0, 0.0),
-        strike_time=0.2,
-        tail=1.0,
-    )
+    sim, result = _hand_over_the_14(35.0, False, seed)
     assert [e.balls for e in sim.of_kind(EventKind.BALL_BALL)] == [(BallId.CUE, BallId.FOURTEEN)]
-    hand = Occlusion(box(0.0, 35.0, 45.0), 0.25, 0.95)
-    result = run(render(sim, seed, occlusions=(hand,)), sim.signals)
     assert result.of_kind(EventKind.BALL_DISTURBED) == []
 
 
