@@ -235,7 +235,12 @@ def _wall_columns(scene: Interval, members: list[int], geo: TableCache, limits: 
         mid = scene.p0[k] + scene.v_before[k] * 0.5 * scene.dt
         reach = limits.diameter / 2 + limits.tolerance
         reach += float(np.hypot(*scene.v_before[k])) * scene.dt
+        # Past a jaw's pocket shelf by the frame after, a ball is falling: its path bends
+        # with no rubber touched.
+        after = (scene.p1[k] + scene.v_out[k] * scene.dt)[None]
         for w in geo.walls_within(mid, reach):
+            if not geo.walls[w].on_slate(after)[0]:
+                continue
             col = np.zeros(2 * len(members))
             col[2 * i : 2 * i + 2] = geo.wall_normals[w]
             cols.append(col)

@@ -261,3 +261,30 @@ def test_a_ball_struck_back_into_a_cushion_is_timed_after_the_strike_rule_3_20(s
     ((ball, wall, at),) = found.walls
     assert (ball, GEO.walls[wall].cushion) == (0, CushionId.HEAD)
     assert at == pytest.approx(touch, abs=1.5e-3)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_ball_falling_past_a_jaw_takes_no_push_from_it_rule_3_20(seed: int) -> None:
+    # Ball 0 rolls into the right side pocket beside the foot half's jaw at 1.2 m/s and drops
+    # past the shelf in the interval: its path bends back and down the pocket. The bend is the
+    # fall, not the jaw's push.
+    pocket = next(p for p in GEO.pockets if p.id.value == "side-right")
+    mouth, axis = np.asarray(pocket.mouth_centre), np.asarray(pocket.axis)
+    across = np.array([-axis[1], axis[0]])
+    p0 = mouth + across * 30.0 - axis * 0.9
+    v_before = 1025.0 * axis + 570.0 * across
+    p1 = p0 + (667.0 * axis + 122.0 * across) * DT
+    v_after = 580.0 * axis - 255.0 * across
+    assert float((p1 + v_after * DT - mouth) @ axis) > pocket.shelf  # falling by the next frame
+    rng = np.random.default_rng(seed)
+    v_out = v_after + rng.normal(0, NOISE / 2, 2)
+    scene = Interval(
+        np.array([p0, [0.0, 0.0]]),
+        np.array([p1, [0.0, 0.0]]),
+        np.array([v_before, [0.0, 0.0]]),
+        np.array([v_out, [0.0, 0.0]]),
+        np.full(2, NOISE),
+        DT,
+    )
+    none = np.zeros((2, 2), dtype=bool)
+    assert shared_contacts(scene, none, set(), GEO, LIMITS, alone=[0]).walls == ()
