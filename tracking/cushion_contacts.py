@@ -247,7 +247,8 @@ class CushionContacts:
         them, as it may come before the last)."""
         recent = [u for u in self._cushion_times.get(key, ()) if t - REPEAT_S < u != replacing]
         self._cushion_times[key] = [*recent, t]
-        self._cushion_last[key] = t
+        # A held rebound retimed may come before one found since: the later stays the last.
+        self._cushion_last[key] = max(self._cushion_times[key])
 
     def _struck_between(self, r: int, t0: float, t1: float, slack: float = _STRUCK_SLACK_S) -> bool:
         """Whether a contact with another ball struck ball ``r`` between two rebounds found at
@@ -301,21 +302,57 @@ class CushionContacts:
         whole = (np.flatnonzero(seen[:k]), k + 1 + np.flatnonzero(seen[k + 1 :]))
         free = self._free_sides(r, times, seen)
         same = all(np.array_equal(a, b) for a, b in zip(free, whole, strict=True))
+        found = None
         for before, after in (whole,) if same else (free, whole):
             if len(before) < 2 or len(after) < 2:
                 continue
             best = self._nose_crossing(walls, pts, times, before, after, sigma, min_turn)
             if best is not None:
-                _, cushion, timing = best
-                event = ShotEvent(
-                    EventKind.BALL_CUSHION,
-                    timing.time,
-                    (BALLS[r],),
-                    cushion=cushion,
-                    confidence=_CRAWL_CONFIDENCE if timing.crawled else 0.95,
-                    time_uncertainty=timing.uncertainty,
-                )
-                return event, timing
+                found = best[1:]
+                break
+        else:
+            found = self._kicked_in(r, walls, pts, times, seen, sigma, min_turn)
+        if found is None:
+            return None
+        cushion, timing = found
+        event = ShotEvent(
+            EventKind.BALL_CUSHION,
+            timing.time,
+            (BALLS[r],),
+            cushion=cushion,
+            confidence=_CRAWL_CONFIDENCE if timing.crawled else 0.95,
+            time_uncertainty=timing.uncertainty,
+        )
+        return event, timing
+
+    def _kicked_in(self, r, walls, pts, times, seen, sigma, min_turn):
+        """(cushion, `Timing`) of a rebound off one of ``walls`` by ball ``r`` struck into it
+        by another ball within the window, before its centre frame, too soon before the
+        rebound for a line in (a ball kicked into a cushion a frame before it gets there); or
+        None. The ball's line out, carried back to the strike, lies past the nose: it came
+        from the strike in to the rubber and back out."""
+        k = len(times) // 2
+        contacts = self._contacts_of(r)
+        kick = max((t for t in contacts if times[0] < t <= times[k]), default=None)
+        if kick is None:
+            return None
+        upcoming = min((t for t in contacts if t > times[k]), default=math.inf)
+        after = k + 1 + np.flatnonzero(seen[k + 1 :] & (times[k + 1 :] < upcoming))
+        if len(after) == 1 and seen[k] and times[k] > kick:
+            after = np.insert(after, 0, k)
+        if len(after) < 2:
+            return None
+        rad, decel = self._d / 2, self.config.rolling_decel
+        for wall, dist in walls:
+            outs = after[wall.on_slate(pts[after])]
+            if len(outs) < 2:
+                continue
+            line_out = rolled_line(times[outs], dist[outs], pts[outs], sigma, times[outs[0]], decel)
+            turn = max(min_turn, self.config.noise_sigmas * line_out[1])
+            span = (kick, float(times[outs[0]]))
+            found = _struck_rebound(line_out, len(outs), sigma, turn, rad, span)
+            if found is not None:
+                return wall.cushion, found
         return None
 
     def _free_sides(self, r: int, times: np.ndarray, seen: np.ndarray):
@@ -362,26 +399,13 @@ class CushionContacts:
         show off the nearest of ``walls`` (`_walls_near`), or None. Behind a jaw only the frames
         on the slate count: a ball past a pocket's shelf is falling."""
         k = len(times) // 2
-        rad, tol = self._d / 2, self.config.touch_tolerance_mm
         best = None
         for wall, dist in walls:
             slate = wall.on_slate(pts)
             if not slate[k]:
                 continue
             ins, outs = before[slate[before]], after[slate[after]]
-            if len(ins) < 2 or len(outs) < 2:
-                continue
-            decel = self.config.rolling_decel
-            line_in = rolled_line(times[ins], dist[ins], pts[ins], sigma, times[ins[-1]], decel)
-            line_out = rolled_line(times[outs], dist[outs], pts[outs], sigma, times[outs[0]], decel)
-            turn = max(min_turn, self.config.noise_sigmas * math.hypot(line_in[1], line_out[1]))
-            span = (times[ins[-1]], times[k], times[outs[0]])
-            found = _rebound(line_in, line_out, turn, rad, tol, span)
-            if found is None and k == SLOW_K and _lay_still(pts[outs], times[outs]):
-                # A ball creeping in at 10-20 mm/s stops against the nose: its line in, over
-                # the long window, shows it coming by the noise sigmas all the same.
-                clear = max(0.25 * min_turn, self.config.noise_sigmas * line_in[1])
-                found = _crawled_in(line_in, line_out, clear, dist[outs] - rad, rad)
+            found = self._sides_rebound(dist, pts, times, (ins, outs), sigma, min_turn)
             if found is None:
                 continue
             if best is not None and best[1] == wall.cushion:
@@ -391,6 +415,27 @@ class CushionContacts:
             elif best is None or dist[k] < best[0]:
                 best = (dist[k], wall.cushion, found)
         return best
+
+    def _sides_rebound(self, dist, pts, times, sides, sigma, min_turn) -> Timing | None:
+        """The `Timing` of a rebound the lines through the ball's distance to a nose ``dist``
+        on ``sides`` (the frames before the window's centre and after it) show, or None."""
+        ins, outs = sides
+        if len(ins) < 2 or len(outs) < 2:
+            return None
+        k = len(times) // 2
+        rad, tol = self._d / 2, self.config.touch_tolerance_mm
+        decel = self.config.rolling_decel
+        line_in = rolled_line(times[ins], dist[ins], pts[ins], sigma, times[ins[-1]], decel)
+        line_out = rolled_line(times[outs], dist[outs], pts[outs], sigma, times[outs[0]], decel)
+        turn = max(min_turn, self.config.noise_sigmas * math.hypot(line_in[1], line_out[1]))
+        span = (times[ins[-1]], times[k], times[outs[0]])
+        found = _rebound(line_in, line_out, turn, rad, tol, span)
+        if found is None and k == SLOW_K and _lay_still(pts[outs], times[outs]):
+            # A ball creeping in at 10-20 mm/s stops against the nose: its line in, over
+            # the long window, shows it coming by the noise sigmas all the same.
+            clear = max(0.25 * min_turn, self.config.noise_sigmas * line_in[1])
+            found = _crawled_in(line_in, line_out, clear, dist[outs] - rad, rad)
+        return found
 
 
 def rolled_line(times, dist, pts, sigma: float, t_ref: float, decel: float):
@@ -440,6 +485,34 @@ def _rebound(line_in, line_out, turn, rad, tol, span) -> Timing | None:
         came=float(tin),
         left=float(tout),
         soft=min(-vn_in, vn_out) < _SOFT_MM_S,
+    )
+
+
+_KICK_DOUBT_S = 0.004
+"""How far a strike found in a bunch may lie from its true time, s."""
+
+
+def _struck_rebound(line_out, n: int, sigma: float, turn: float, rad: float, span):
+    """The `Timing` of a rebound by a ball struck at ``span[0]`` toward a nose, from the fitted
+    line (`fit_line`, over ``n`` samples of noise ``sigma``) of its distance to the nose after
+    it, whose first sample is at ``span[1]``: the line, carried back to the strike, lies past
+    the nose by more than its own spread there and the strike's doubt. None when it does not
+    leave the nose by ``turn`` mm/s or does not lie past it."""
+    kick, first = span
+    vn_out, slope_sigma, t0, d0 = line_out
+    if vn_out < turn:
+        return None
+    at_kick = d0 + vn_out * (kick - t0) - rad
+    spread = math.hypot(sigma / math.sqrt(n), slope_sigma * (t0 - kick))
+    if at_kick > -(3 * spread + vn_out * _KICK_DOUBT_S):
+        return None
+    t = t0 - (d0 - rad) / vn_out
+    return Timing(
+        float(np.clip(t, kick, first)),
+        max(0.5 * (first - kick), 1e-3),
+        soft=vn_out < _SOFT_MM_S,
+        came=float(t),
+        left=float(t),
     )
 
 

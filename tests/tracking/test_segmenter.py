@@ -294,6 +294,26 @@ def test_a_ball_kicked_into_a_cushion_frames_away_touched_it_rule_3_20(gap: floa
         assert matched(truth, seven, 2 * FRAME) == (1, 0, 0)
 
 
+@pytest.mark.parametrize("speed", [4000.0, 6000.0])
+def test_a_rolling_ball_struck_into_a_cushion_it_reaches_within_a_frame_touched_it_rule_3_20(
+    speed: float,
+) -> None:
+    # The 7 rolls along the foot cushion 20 mm off its nose; the cue ball drives it straight in
+    # and it touches the rubber a few milliseconds later. No frame between the strike and the
+    # touch shows it going in: its way out, carried back to the strike, lies past the nose.
+    x = TABLE.length / 2 - TABLE.ball_diameter / 2 - 20.0
+    t_hit = 0.5 + (700.0 - TABLE.ball_diameter) / speed
+    cue = (x - 700.0, 300.0 * (t_hit - 0.3))
+    sim = simulate({"cue": cue, "7": (x, 0.0)}, (speed, 0.0), pushes={"7": (0.3, 0.0, 300.0)})
+    truth = [e for e in sim.of_kind(EventKind.BALL_CUSHION) if e.ball is BallId.SEVEN][:1]
+    (hit,) = sim.of_kind(EventKind.BALL_BALL)[:1]
+    assert [e.cushion for e in truth] == [CushionId.FOOT] and truth[0].time - hit.time < FRAME
+    for seed in range(4):
+        found = run(render(sim, seed, sigma=0.7), sim.signals).of_kind(EventKind.BALL_CUSHION)
+        seven = [e for e in found if e.ball is BallId.SEVEN and e.time < truth[0].time + 0.1]
+        assert matched(truth, seven, 2 * FRAME) == (1, 0, 0)
+
+
 @pytest.mark.parametrize(("above", "vy"), [(85.0, -615.0), (40.0, -250.0)])
 def test_a_ball_struck_along_a_cushion_it_rests_near_touched_it_once_rule_3_20(
     above: float, vy: float
