@@ -406,6 +406,14 @@ class CushionContacts:
                 continue
             ins, outs = before[slate[before]], after[slate[after]]
             found = self._sides_rebound(dist, pts, times, (ins, outs), sigma, min_turn)
+            if found is None and k == CUSHION_K:
+                # The next wall of a corner bends a side: the frames nearest the nose alone.
+                near = (
+                    straight_side(ins[::-1], times, dist, sigma)[::-1],
+                    straight_side(outs, times, dist, sigma),
+                )
+                if len(near[0]) < len(ins) or len(near[1]) < len(outs):
+                    found = self._sides_rebound(dist, pts, times, near, sigma, min_turn)
             if found is None:
                 continue
             if best is not None and best[1] == wall.cushion:
@@ -514,6 +522,27 @@ def _struck_rebound(line_out, n: int, sigma: float, turn: float, rad: float, spa
         came=float(t),
         left=float(t),
     )
+
+
+_BENT_SIGMAS = 4.0
+"""A side's frames lie on one line to this many sigmas of their noise ..."""
+
+_BENT_MM = 1.5
+"""... and this (a struck ball slides, curving its way by a fraction of a millimetre)."""
+
+
+def straight_side(side: np.ndarray, times: np.ndarray, dist: np.ndarray, sigma: float):
+    """The frames of one side of a rebound (``side``, nearest the rebound first) that one line
+    of the ball's distance to the nose explains, from the nearest on: a ball off one cushion of
+    a corner meets the other a frame or two later, and a line through the bend misses both."""
+    keep = side
+    while len(keep) > 2:
+        t, y = times[keep], dist[keep]
+        slope, _, t_mean, y_mean = fit_line(t, y, sigma)
+        if np.abs(y - y_mean - slope * (t - t_mean)).max() <= _BENT_SIGMAS * sigma + _BENT_MM:
+            break
+        keep = keep[:-1]
+    return keep
 
 
 def sides_between(times: np.ndarray, usable: np.ndarray, contacts: list[float]):
