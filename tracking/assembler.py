@@ -105,6 +105,9 @@ class ShotAssembler:
 
     def update(self, frame: TrackFrame, events: list[ShotEvent]) -> list[Shot]:
         """Fold one frame and the events the segmenter decided with it; return finished shots."""
+        for was, now in frame.renamed:
+            # (The segmenter reads its frames so too: a strike it finds now is the renamed ball's.)
+            self._recent = deque((f.swapped(was, now) for f in self._recent), self._recent.maxlen)
         self._recent.append(frame)
         done: list[Shot] = []
         if not frame.status[CUE_ROW].on_table:

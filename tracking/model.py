@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -145,6 +146,21 @@ _FLAGS: dict[tuple[BallStatus, ...], tuple[np.ndarray, np.ndarray]] = {}
 second."""
 
 
+_BALL_ROWS = (
+    "positions",
+    "velocities",
+    "sigma",
+    "seen",
+    "radius_px",
+    "rest_since",
+    "measured",
+    "measured_sigma",
+    "growth",
+    "airborne",
+)
+"""A `TrackFrame`'s per-ball arrays: one row per ball, in `BALLS` order."""
+
+
 def _status_flags(status: tuple[BallStatus, ...]) -> tuple[np.ndarray, np.ndarray]:
     """(16,) on the table and (16,) moving for these statuses: read-only arrays, shared by
     every frame with the same statuses."""
@@ -182,6 +198,8 @@ class TrackFrame:
         airborne: (16,) True where that growth is over `TrackerConfig.airborne_growth`: the
             ball is in the air (it can pass over balls without touching them).
         displaced: Resting balls found, in this frame, moved while they were out of sight.
+        renamed: (was, now) for each track renamed in this frame: the ball earlier frames show
+            as ``was`` is ``now`` (vision misnamed it when it was first seen).
     """
 
     frame: int
@@ -199,6 +217,7 @@ class TrackFrame:
     growth: np.ndarray | None = field(default=None, repr=False)
     airborne: np.ndarray | None = field(default=None, repr=False)
     displaced: tuple[Displacement, ...] = ()
+    renamed: tuple[tuple[BallId, BallId], ...] = ()
     _on_table: np.ndarray = field(init=False, repr=False)
     _moving: np.ndarray = field(init=False, repr=False)
 
@@ -236,6 +255,16 @@ class TrackFrame:
             moving.setflags(write=False)
         object.__setattr__(self, "_on_table", on)
         object.__setattr__(self, "_moving", moving)
+
+    def swapped(self, was: BallId, now: BallId) -> TrackFrame:
+        """This frame as it reads once the track it shows as ``was`` is known to be ``now``'s
+        (`renamed`): the two balls' rows exchanged in every per-ball array."""
+        order = np.arange(len(BALLS))
+        a, b = self.row(was), self.row(now)
+        order[[a, b]] = order[[b, a]]
+        rows = {name: getattr(self, name)[order] for name in _BALL_ROWS}
+        status = tuple(self.status[i] for i in order)
+        return dataclasses.replace(self, status=status, renamed=(), **rows)
 
     def row(self, ball: BallId) -> int:
         """The array row of ``ball``."""

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from calibration.table import TableSpec
+from rules.balls import BallId
 from rules.events import ShotEvent
 from tracking.arrivals import Arrivals
 from tracking.ball_contacts import GAP_K, BallContacts, PendingContact
@@ -37,7 +38,7 @@ from tracking.chains import Chains
 from tracking.cushion_contacts import CUSHION_K, SLOW_K, CushionContacts, HeldRebound
 from tracking.endings import Endings
 from tracking.geometry import TableCache
-from tracking.model import Displacement, TrackerConfig, TrackFrame
+from tracking.model import BALLS, Displacement, TrackerConfig, TrackFrame
 from tracking.presses import Press, Presses
 from tracking.rack_contacts import RackContacts, RackHit
 from tracking.soft_contacts import SoftContacts
@@ -153,10 +154,12 @@ class Segmenter(
 
     def update(self, frame: TrackFrame) -> list[ShotEvent]:
         """Fold one track frame; return the events decided with it, in time order."""
+        events: list[ShotEvent] = []
+        for was, now in frame.renamed:
+            events += self._rename(was, now)
         self._frames.append(frame)
         self._window.push(frame)
         self._note_arrivals(frame)
-        events: list[ShotEvent] = []
         events += self._departures(frame)
         events += self._lamp_touches(frame)
         events += self._displaced(frame)
@@ -181,6 +184,27 @@ class Segmenter(
         events += self._rest(frame)
         events.sort(key=lambda e: e.time)
         return events
+
+    def _rename(self, was: BallId, now: BallId) -> list[ShotEvent]:
+        """The track the frames kept show as ``was`` is ``now``'s (`TrackFrame.renamed`): read
+        them, and what was noted of each ball, so. A cue ball misnamed in the still frames
+        before its strike is renamed only once it moves, maybe after its start was judged as
+        another ball's: the strike is then found in the frames kept (`_late_strike`)."""
+        frames = [f.swapped(was, now) for f in self._frames]
+        self._frames.clear()
+        self._frames.extend(frames)
+        a, b = BALLS.index(was), BALLS.index(now)
+        self._window.swap_rows(a, b)
+        swap = {a: b, b: a}
+        for rows in (self._in_view_since, self._disturbed_last, self._touched, self._spot_crossed):
+            moved = {swap.get(r, r): t for r, t in rows.items()}
+            rows.clear()
+            rows.update(moved)
+        for times in (self._cushion_last, self._cushion_times):
+            moved = {(swap.get(r, r), c): t for (r, c), t in times.items()}
+            times.clear()
+            times.update(moved)
+        return self._late_strike() if now is BallId.CUE else []
 
     def _note_arrivals(self, frame: TrackFrame) -> None:
         """When each ball came into view: the tracker takes a ball it first sees for a ball at

@@ -133,6 +133,19 @@ class Starts:
                 events.append(self._disturbance(r, t, unc))
         return events
 
+    def _late_strike(self) -> list[ShotEvent]:
+        """The cue strike in the frames kept, judged already, when none was found since: the
+        cue ball leaving rest there, under another ball's name then (`Segmenter._rename`)."""
+        frames = list(self._frames)
+        if self._in_shot:
+            return []
+        for f0, f1, f2 in zip(frames, frames[1:], frames[2:], strict=False):
+            left_rest = f0.status[CUE_ROW] in (BallStatus.AT_REST, BallStatus.HIDDEN)
+            left_rest &= not math.isnan(f0.rest_since[CUE_ROW])
+            if left_rest and f1.status[CUE_ROW] is BallStatus.MOVING and f2.time > f1.time:
+                return [self._strike(*self._start_time(CUE_ROW, f0, f1, f2), f0)]
+        return []
+
     def _disturbance(self, r: int, t: float, unc: float) -> ShotEvent:
         """Ball ``r`` set moving at ``t`` by nothing on the table (3.21, 3.22), noted so the
         same disturbance is not reported twice."""

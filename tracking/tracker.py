@@ -20,6 +20,7 @@ from itertools import pairwise
 import numpy as np
 
 from calibration.table import TableSpec
+from rules.balls import BallId
 from rules.events import EventKind, EvidenceSource
 from rules.signals import PocketSignal
 from rules.table import CushionId, PocketId
@@ -357,6 +358,7 @@ class Tracker:
         self._time = t
         self._pending.extend(_Pending(s, t) for s in signals)
         self._displaced: list[Displacement] = []
+        self._renamed: list[tuple[BallId, BallId]] = []
         # Whether any ball rolls, as the last frame left them (nothing below changes it before
         # the updates).
         rolling = _rolling(self._tracks)
@@ -705,6 +707,7 @@ class Tracker:
         self._name_score[[row, named]] = self._name_score[[named, row]]
         self._named[row], self._named[named] = self._named[named], self._named[row]
         matched[named] = matched.pop(row)
+        self._renamed.append((BALLS[row], BALLS[named]))
         return named
 
     def _note_unadmitted(self, seen: _Sightings, matches: dict[int, int], rolling: bool) -> None:
@@ -1364,4 +1367,5 @@ class Tracker:
             growth_at,
             growth_at > self.config.airborne_growth,
             tuple(self._displaced),
+            tuple(self._renamed),
         )

@@ -50,6 +50,19 @@ class FrameWindow:
     def __len__(self) -> int:
         return self._count
 
+    def swap_rows(self, a: int, b: int) -> None:
+        """Exchange two balls' samples in every frame kept (`TrackFrame.swapped`)."""
+        for rows in (
+            self.seen,
+            self.on_table,
+            self.measured,
+            self.measured_sigma,
+            self.points,
+            self.edge_gaps,
+            self.at_mouth,
+        ):
+            rows[:, [a, b]] = rows[:, [b, a]]
+
     def push(self, frame: TrackFrame) -> None:
         """Add the newest frame, dropping the oldest once full."""
         for rows in (

@@ -131,6 +131,29 @@ def test_a_ball_rolling_when_the_recording_begins_was_not_disturbed_rule_3_21() 
     assert result.shots[-1].moving_at_strike == (BallId.EIGHT,)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_a_cue_ball_misnamed_in_the_still_frame_before_its_strike_was_struck_rule_3_18(
+    seed: int,
+) -> None:
+    # The recording begins a frame before the strike, and vision names the cue ball the 7 (a
+    # ball not on the table) in that one still frame: the track is renamed the cue ball's only
+    # once it moves. Its start, read under its right name, is the strike.
+    sim = simulate({"cue": (-700.0, 0.0), "3": (300.0, 20.0)}, (2000.0, 0.0), strike_time=0.0)
+    detections = render(sim, seed, sigma=0.7)
+    first = detections[0]
+    cue = int(np.argmin(np.hypot(*(first.positions - sim.positions[0][BallId.CUE]).T)))
+    identity = first.identity.copy()
+    identity[cue] = one_hot([BallId.SEVEN], 0.95)[0]
+    detections[0] = Detections.of(0, first.time, first.positions, sigma=0.7, identity=identity)
+    result = run(detections, sim.signals)
+    (strike,) = result.of_kind(EventKind.CUE_STRIKE)
+    assert strike.time == pytest.approx(0.0, abs=2 * FRAME)
+    (shot,) = result.shots
+    assert shot.first_contact.ball is BallId.THREE
+    assert shot.at_strike.get(BallId.SEVEN) is None
+    assert shot.at_strike.get(BallId.CUE) == pytest.approx((-700.0, 0.0), abs=5.0)
+
+
 def _frames(
     track: list[tuple[float, float] | None], ball: BallId, sigma: float = 2.0
 ) -> list[Detections]:
