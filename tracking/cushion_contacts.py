@@ -15,6 +15,7 @@ from rules.events import EventKind, ShotEvent
 from rules.table import CushionId
 from tracking.fits import fit_line
 from tracking.geometry import Wall
+from tracking.jaw_points import point_rebound
 from tracking.model import BALLS
 
 CUSHION_K = 4
@@ -297,14 +298,12 @@ class CushionContacts:
         and how it was timed (`Timing`); or None."""
         k = len(times) // 2
         walls = self._walls_near(pts, sigma)
-        if not walls:
-            return None
         whole = (np.flatnonzero(seen[:k]), k + 1 + np.flatnonzero(seen[k + 1 :]))
         free = self._free_sides(r, times, seen)
         same = all(np.array_equal(a, b) for a, b in zip(free, whole, strict=True))
         found = None
         for before, after in (whole,) if same else (free, whole):
-            if len(before) < 2 or len(after) < 2:
+            if len(before) < 2 or len(after) < 2 or not walls:
                 continue
             best = self._nose_crossing(walls, pts, times, before, after, sigma, min_turn)
             if best is not None:
@@ -312,6 +311,8 @@ class CushionContacts:
                 break
         else:
             found = self._kicked_in(r, walls, pts, times, seen, sigma, min_turn)
+        if found is None:
+            found = self._jaw_point(pts, times, free, sigma, min_turn)
         if found is None:
             return None
         cushion, timing = found
@@ -324,6 +325,34 @@ class CushionContacts:
             time_uncertainty=timing.uncertainty,
         )
         return event, timing
+
+    def _jaw_point(self, pts, times, sides, sigma, min_turn):
+        """(cushion, `Timing`) of a rebound off a jaw's point (`jaw_points.point_rebound`) at
+        the window's centre frame, the ball then at its closest to the point; or None."""
+        k = len(times) // 2
+        rad, tol = self._d / 2, self.config.touch_tolerance_mm
+        gaps = np.hypot(*(pts[:, None, :] - self._geo.jaw_points[None]).transpose(2, 0, 1))
+        near = gaps[k] - rad <= tol + REACH_MM
+        near &= gaps[k] <= np.nanmin(gaps, axis=0) + 2 * min(sigma, SIGMA_CAP)
+        limits = (sigma, min_turn, self.config.noise_sigmas)
+        for j in np.flatnonzero(near):
+            wall = self._geo.walls[self._geo.jaw_walls[j]]
+            slate = wall.on_slate(pts)
+            if not slate[k]:
+                continue
+            on = (sides[0][slate[sides[0]]], sides[1][slate[sides[1]]])
+            hit = point_rebound(times, pts, on, self._geo.jaw_points[j], (rad, tol), limits)
+            if hit is not None and self._beside_the_point(wall, hit[2]):
+                return wall.cushion, Timing(hit[0], hit[1], came=hit[0], left=hit[0])
+        return None
+
+    def _beside_the_point(self, jaw: Wall, centre: np.ndarray) -> bool:
+        """Whether a ball centred at ``centre`` lies along neither ``jaw``'s face nor its
+        cushion's nose, short of both: only the point between them is there to touch (the
+        faces' own rebound test judges a ball beside one)."""
+        nose = self._geo.nose(jaw.cushion)
+        s = float((centre - nose.start) @ nose.along) / float(nose.along @ nose.along)
+        return not 0.0 <= s <= 1.0 and float((centre - jaw.start) @ jaw.along) < 0.0
 
     def _kicked_in(self, r, walls, pts, times, seen, sigma, min_turn):
         """(cushion, `Timing`) of a rebound off one of ``walls`` by ball ``r`` struck into it

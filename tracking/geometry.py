@@ -62,6 +62,9 @@ class TableCache:
         self.wall_normals = np.array([w.normal for w in self.walls])
         self.wall_lengths_sq = np.einsum("wi,wi->w", self.wall_alongs, self.wall_alongs)
         self.wall_lengths = np.sqrt(self.wall_lengths_sq)
+        # Where each jaw face meets its cushion's nose (a jaw's start): a corner of rubber.
+        self.jaw_walls = np.array([i for i, w in enumerate(self.walls) if w.mouth is not None])
+        self.jaw_points = self.wall_starts[self.jaw_walls]
         self.mouth_centres = np.array([p.mouth_centre for p in self.pockets])
         self.hx = table.length / 2
         self.hy = table.width / 2

@@ -165,6 +165,47 @@ def _frames(
     ]
 
 
+def _by_the_point(touches: bool, seed: int) -> tuple[list[Detections], float]:
+    """A ball rolling slowly along the right side pocket's mouth onto the point where the foot
+    half's jaw meets its nose, and back out onto the table (or rolling by the point 6 mm clear
+    of it, straight out onto the table); 0.7 mm noise. Also when it touches."""
+    nose = next(c for c in TABLE.cushions if c.id is CushionId.RIGHT_FOOT)
+    point = np.array(min(nose.start, nose.end, key=lambda p: p[0]), dtype=float)
+    normal = np.array([-0.845, 0.535])  # from the point toward the centre at the touch
+    tangent = np.array([normal[1], -normal[0]])
+    rad = TABLE.ball_diameter / 2
+    if touches:
+        at = point + rad * normal
+        v_in, v_out = -120.0 * normal - 40.0 * tangent, 60.0 * normal - 40.0 * tangent
+    else:
+        at = point + (rad + 6.0) * normal
+        v_in = v_out = 100.0 * tangent
+    rng = np.random.default_rng(seed)
+    t_touch = 1.0
+    path = []
+    for k in range(150):
+        t = float(np.clip(k * FRAME, t_touch - 0.6, t_touch + 0.6))
+        centre = at + (v_in if t < t_touch else v_out) * (t - t_touch)
+        path.append(tuple(centre + rng.normal(0.0, 0.7, 2)))
+    return _frames(path, BallId.EIGHT, sigma=0.7), t_touch
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_slow_ball_off_a_side_pockets_jaw_point_touched_its_cushion_rule_3_20(seed: int) -> None:
+    # It lies along neither the jaw's face nor the nose there: only the point is in its way.
+    detections, t_touch = _by_the_point(True, seed)
+    found = run(detections).of_kind(EventKind.BALL_CUSHION)
+    assert [e.cushion for e in found] == [CushionId.RIGHT_FOOT]
+    assert found[0].time == pytest.approx(t_touch, abs=2 * FRAME)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_ball_rolling_by_a_jaw_point_touched_no_cushion_rule_3_20(seed: int) -> None:
+    # Its distance to the point falls and rises, as a rebound's would: its way does not turn.
+    detections, _ = _by_the_point(False, seed)
+    assert run(detections).of_kind(EventKind.BALL_CUSHION) == []
+
+
 def test_a_ball_into_the_jaws_and_back_out_is_a_rebound_rule_3_11() -> None:
     pocket = TABLE.pocket(PocketId.SIDE_LEFT)
     y_in = pocket.mouth_centre[1] + 5.0
