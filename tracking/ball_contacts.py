@@ -53,6 +53,14 @@ _OPENED_MM = 3.0
 """How much the gap between a moving ball and a resting one must have opened since their
 closest approach for that to have been their contact (a gap's noise is about 1 mm)."""
 
+_PARTED_MM = 1.0
+"""How far two balls' gap must rise above where it was at two contacts found between them for
+those to be two touches, not one seen twice (`BallContacts._came_apart`): a camera counts a
+second touch once the balls part by a millimetre."""
+
+_PARTED_SIGMAS = 3.0
+"""... and by this many sigmas of the gap's noise (two centres' noise)."""
+
 _KICK_SIGMAS = 2.0
 """How many of its sigmas outside the interval a ball's kick, timed by its own step across it
 (`BallContacts._kicked_inside`), may fall and still be in it. A kick from just before the
@@ -312,6 +320,27 @@ class BallContacts:
             self._contact_times.append((event.time, key))
             dt = f1.time - f0.time
             self._ready += self._pressed(live, a, b, p0, v_before, v_out, noise, event, dt)
+
+    def _came_apart(self, pair: tuple[int, int], t0: float, t1: float) -> bool:
+        """Whether the two balls of ``pair`` came visibly apart between contacts found at
+        ``t0`` and ``t1`` (either order): their gap rose between them above where it was at
+        both by `_PARTED_MM` and `_PARTED_SIGMAS` of its noise. True when the frames kept cannot
+        tell."""
+        lo, hi = min(t0, t1), max(t0, t1)
+        w = self._window
+        rows = slice(w.size - len(w), None)
+        times = w.times[rows]
+        rel = w.points[rows, pair[1]] - w.points[rows, pair[0]]
+        gaps = np.hypot(rel[:, 0], rel[:, 1])
+        step = float(np.median(np.diff(times))) if len(times) > 1 else math.inf
+        between = (times > lo) & (times < hi)
+        at_lo, at_hi = np.abs(times - lo) <= step, np.abs(times - hi) <= step
+        if not (between.any() and at_lo.any() and at_hi.any()):
+            return True
+        rise = np.nanmax(gaps[between]) - max(np.nanmin(gaps[at_lo]), np.nanmin(gaps[at_hi]))
+        sigmas = w.measured_sigma[rows][:, list(pair)]
+        sigma = float(np.nanmedian(sigmas)) if np.isfinite(sigmas).any() else 1.0
+        return bool(rise > max(_PARTED_MM, _PARTED_SIGMAS * math.sqrt(2.0) * sigma))
 
     def _confirmed(self) -> list[ShotEvent]:
         """The contacts decided now: those between a resting and a moving ball at once, those
