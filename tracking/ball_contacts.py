@@ -61,6 +61,10 @@ second touch once the balls part by a millimetre."""
 _PARTED_SIGMAS = 3.0
 """... and by this many sigmas of the gap's noise (two centres' noise)."""
 
+_SAME_TOUCH_S = 0.1
+"""A pair's closest approach within this after a contact found between them is that touch,
+unless the two came visibly apart in between (`BallContacts._came_apart`)."""
+
 _KICK_SIGMAS = 2.0
 """How many of its sigmas outside the interval a ball's kick, timed by its own step across it
 (`BallContacts._kicked_inside`), may fall and still be in it. A kick from just before the
@@ -321,6 +325,15 @@ class BallContacts:
             dt = f1.time - f0.time
             self._ready += self._pressed(live, a, b, p0, v_before, v_out, noise, event, dt)
 
+    def _touching_since(self, pair: tuple[int, int], t: float) -> bool:
+        """Whether the two balls of ``pair`` were found touching within `_SAME_TOUCH_S` before
+        ``t`` and have not come visibly apart since (`_came_apart`): a contact at ``t`` is that
+        touch still, a blow passed through them (the truth, like a referee, counts a second
+        touch once the two part)."""
+        found = [u for u, key in self._contact_times if key == pair and u < t]
+        last = max([self._pair_last.get(pair, -math.inf), *found])
+        return 0.0 < t - last <= _SAME_TOUCH_S and not self._came_apart(pair, last, t)
+
     def _came_apart(self, pair: tuple[int, int], t0: float, t1: float) -> bool:
         """Whether the two balls of ``pair`` came visibly apart between contacts found at
         ``t0`` and ``t1`` (either order): their gap rose between them above where it was at
@@ -542,8 +555,12 @@ class BallContacts:
             previous = self._pair_last.get(key, -math.inf)
             if abs(past[0] - previous) <= 2 * dt:
                 return None  # parting since the contact already found
+            if past[0] - previous <= _SAME_TOUCH_S and not self._came_apart(key, previous, past[0]):
+                return None  # closest again since that contact, never apart: the same touch
             if f0.moving[ra] != f0.moving[rb]:
                 time, uncertainty = past
+        if self._touching_since(key, time):
+            return None  # pressed together since that touch: a blow passed through them
         self._pair_last[key] = time
         a, b = BALLS[ra], BALLS[rb]
         if b is BallId.CUE:

@@ -39,10 +39,6 @@ _PACK_REL_MM_S = 400.0
 _CLUSTER_BALLS = 3
 """The fewest balls of a rack or a pack: two are judged as a pair."""
 
-_SAME_TOUCH_S = 0.1
-"""A pack's pair found touching within this before the pack is struck is one touch, the blow
-passing through it, unless the two came visibly apart since (`BallContacts._came_apart`)."""
-
 _PRIOR_SHARE = 0.3
 """The sigma of a rack pair's impulse from the physics of the collision (`shared_out`), as a
 share of it (`RackContacts._with_physics`) ..."""
@@ -258,9 +254,7 @@ class RackContacts:
                 continue
             a, b = BALLS[c.members[i]], BALLS[c.members[j]]
             key = (min(c.members[i], c.members[j]), max(c.members[i], c.members[j]))
-            found = [t for t, pair in self._contact_times if pair == key and t < hit]
-            last = max([self._pair_last.get(key, -math.inf), *found])
-            if hit - last <= _SAME_TOUCH_S and not self._came_apart(key, last, hit):
+            if self._touching_since(key, hit):
                 continue  # pressed together since they touched: the blow passed through it
             self._pair_last[key] = hit
             self._contact_times.append((hit, key))
