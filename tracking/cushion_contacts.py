@@ -1,6 +1,8 @@
 """Cushion contacts, for the segmenter: rebounds off a cushion nose or a pocket's jaw, judged a
 few frames behind the newest from lines fitted to the ball's distance to the nose each side
-(and again on a longer window for soft rebounds), and crawls into a cushion."""
+(and again on a longer window for soft rebounds), and crawls into a cushion; when those show
+none, a ball struck into a cushion it reaches within a frame (its line out alone), and a
+rebound off the point where a jaw meets its nose (`tracking.jaw_points`)."""
 
 from __future__ import annotations
 

@@ -142,7 +142,7 @@ class Starts:
         for f0, f1, f2 in zip(frames, frames[1:], frames[2:], strict=False):
             left_rest = f0.status[CUE_ROW] in (BallStatus.AT_REST, BallStatus.HIDDEN)
             left_rest &= not math.isnan(f0.rest_since[CUE_ROW])
-            if left_rest and f1.status[CUE_ROW] is BallStatus.MOVING and f2.time > f1.time:
+            if left_rest and f1.status[CUE_ROW] is BallStatus.MOVING:
                 return [self._strike(*self._start_time(CUE_ROW, f0, f1, f2), f0)]
         return []
 
