@@ -265,6 +265,8 @@ class Endings:
         rubber, give or take ``push_least`` (a line stopping short of it pushes nothing)."""
         rad, tol = self._d / 2, self.config.touch_tolerance_mm
         best, best_push = None, push_least
+        # (Of two noses on one line, pushing alike, the one the ball is beside comes first and
+        # names the touch: `walls_along` orders them so.)
         for w in self._geo.walls_along(seen):
             wall = self._geo.walls[w]
             into = float(velocity @ wall.normal) <= -self.config.min_rebound_mm_s
@@ -272,7 +274,8 @@ class Endings:
             pushed = float(deviation @ wall.normal)
             reached = run_in >= -tol
             given_back = pushed <= 2 * run_in + push_least
-            if into and reached and given_back and pushed >= best_push:
+            stronger = pushed >= push_least and (best is None or pushed > best_push)
+            if into and reached and given_back and stronger:
                 best, best_push = wall, pushed
         return best
 

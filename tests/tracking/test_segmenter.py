@@ -493,6 +493,19 @@ def test_a_ball_seen_once_after_a_jaw_before_it_drops_touched_its_cushion_rule_3
     assert matched(truth, found, 2 * FRAME) == (1, 0, 0)
 
 
+def test_a_glance_into_a_side_pocket_names_the_half_cushion_the_ball_came_by_rule_3_20() -> None:
+    # The 1 rolls into the left side pocket from the head half's side, glances off that half's
+    # jaw point, is seen twice on the shelf and drops (held-out combination/1018). The two
+    # noses there lie on one line and push a ball back alike: the half it is beside names it.
+    v_in = np.array([5.7, 24.8]) / FRAME
+    touch = np.array([-45.2, 601.1])  # last sighting before the glance, on the line in
+    track = [tuple(touch + v_in * FRAME * (k - 40)) for k in range(41)]
+    track = [track[0]] * 20 + track + [(-36.3, 621.2), (-19.2, 632.0)] + [None] * 30
+    signals = [PocketSignal(PocketId.SIDE_LEFT, FRAME * (track.index(None) + 0.7))]
+    found = run(_frames(track, BallId.ONE, sigma=0.7), signals).of_kind(EventKind.BALL_CUSHION)
+    assert [e.cushion for e in found] == [CushionId.LEFT_HEAD]
+
+
 @pytest.mark.parametrize("speed", [500.0, 700.0])
 @pytest.mark.parametrize("face", [0, 1])
 def test_a_ball_lost_at_a_jaw_into_the_pocket_touched_its_cushion_rule_3_20(
