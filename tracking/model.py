@@ -146,19 +146,11 @@ _FLAGS: dict[tuple[BallStatus, ...], tuple[np.ndarray, np.ndarray]] = {}
 second."""
 
 
-_BALL_ROWS = (
-    "positions",
-    "velocities",
-    "sigma",
-    "seen",
-    "radius_px",
-    "rest_since",
-    "measured",
-    "measured_sigma",
-    "growth",
-    "airborne",
-)
-"""A `TrackFrame`'s per-ball arrays: one row per ball, in `BALLS` order."""
+_CHECKED_ROWS = ("positions", "velocities", "sigma", "seen", "radius_px", "rest_since", "measured")
+"""The `TrackFrame` per-ball arrays its construction checks and makes read-only ..."""
+
+_BALL_ROWS = (*_CHECKED_ROWS, "measured_sigma", "growth", "airborne")
+"""... and all of them: one row per ball, in `BALLS` order."""
 
 
 def _status_flags(status: tuple[BallStatus, ...]) -> tuple[np.ndarray, np.ndarray]:
@@ -224,15 +216,7 @@ class TrackFrame:
     def __post_init__(self) -> None:
         if len(self.status) != len(BALLS):
             raise ValueError(f"track frame {self.frame}: {len(self.status)} statuses, want 16")
-        for name in (
-            "positions",
-            "velocities",
-            "sigma",
-            "seen",
-            "radius_px",
-            "rest_since",
-            "measured",
-        ):
+        for name in _CHECKED_ROWS:
             a = getattr(self, name)
             if a.shape[0] != len(BALLS):
                 raise ValueError(f"track frame {self.frame}: {name} has {a.shape[0]} rows")

@@ -45,6 +45,16 @@ class FrameWindow:
         self.points = np.full((size, n, 2), np.nan)
         self.edge_gaps = np.full((size, n, 4), np.nan)
         self.at_mouth = np.zeros((size, n), dtype=bool)
+        # The per-ball arrays (a column per ball), allocated once and only written into.
+        self._ball_rows = (
+            self.seen,
+            self.on_table,
+            self.measured,
+            self.measured_sigma,
+            self.points,
+            self.edge_gaps,
+            self.at_mouth,
+        )
         self._count = 0
 
     def __len__(self) -> int:
@@ -52,29 +62,12 @@ class FrameWindow:
 
     def swap_rows(self, a: int, b: int) -> None:
         """Exchange two balls' samples in every frame kept (`TrackFrame.swapped`)."""
-        for rows in (
-            self.seen,
-            self.on_table,
-            self.measured,
-            self.measured_sigma,
-            self.points,
-            self.edge_gaps,
-            self.at_mouth,
-        ):
+        for rows in self._ball_rows:
             rows[:, [a, b]] = rows[:, [b, a]]
 
     def push(self, frame: TrackFrame) -> None:
         """Add the newest frame, dropping the oldest once full."""
-        for rows in (
-            self.times,
-            self.seen,
-            self.on_table,
-            self.measured,
-            self.measured_sigma,
-            self.points,
-            self.edge_gaps,
-            self.at_mouth,
-        ):
+        for rows in (self.times, *self._ball_rows):
             rows[:-1] = rows[1:]
         self.times[-1] = frame.time
         self.seen[-1] = frame.seen
