@@ -122,7 +122,9 @@ class Starts:
                     self._pair_last[(CUE_ROW, r)] = t
                 events.append(self._strike(t, unc, f0))
             elif (soft := self._soft_contact(r, f0, f1, f2)) is not None:
-                events.append(soft)
+                # Timed by one frame's step, it waits for the long windows (`_checked`), as
+                # the pair test's contacts with a resting ball do.
+                self._unchecked.append(soft)
             elif (
                 self._clear_of_others(r, f0)
                 and not self._moving_when_found(r, f0)

@@ -1132,6 +1132,23 @@ def test_a_slow_ball_rolling_into_a_resting_one_is_timed_at_the_touch_rule_3_18(
         assert matched(truth, found, 2 * FRAME) == (1, 0, 0), seed
 
 
+@pytest.mark.parametrize(("speed", "offset"), [(260.0, 40.0), (300.0, 48.0)])
+def test_a_slow_cut_into_a_resting_ball_is_one_contact_at_the_touch_rule_3_18(
+    speed: float, offset: float
+) -> None:
+    # The cue ball cuts the 5 at 13-19 cm/s and sends it off at about 10 cm/s: the tracker
+    # holds the 5 still for frames, and its start, carried back by one frame's noisy step, lands
+    # a couple of frames late. The long windows re-time that contact, or find it is the one the
+    # pair test already has.
+    sim = simulate({"cue": (-300.0, 0.0), "5": (0.0, offset)}, (speed, 0.0), decel=100.0)
+    truth = sim.of_kind(EventKind.BALL_BALL)
+    assert [e.balls for e in truth] == [(BallId.CUE, BallId.FIVE)]
+    for seed in range(20):
+        seen = render(sim, seed, sigma=0.8, outliers=(0.1, 3.0))
+        found = run(seen, sim.signals).of_kind(EventKind.BALL_BALL)
+        assert matched(truth, found, 2 * FRAME) == (1, 0, 0), seed
+
+
 def test_a_slow_ball_grazing_another_touched_it_rule_3_18() -> None:
     # The cue ball rolls at 35 cm/s and shaves the 5, which creeps off at a few cm/s: a kick
     # far under one frame's velocity noise (70 mm/s), seen only over a fifth of a second each
