@@ -172,10 +172,22 @@ class SoftContacts:
 
     def _retimed(self, event, ra, rb, span, sigma, before, after) -> ShotEvent:
         """``event`` at the time the pair's line in puts them a diameter apart, when that is
-        more than a frame earlier and after the strike; else ``event``. The line in is fitted
+        more than a frame earlier and after the strike; else ``event`` (`_touch_time`: the
+        event is late, so some of ``before`` are past the touch)."""
+        times = self._window.times[span]
+        step = float(times[-1] - times[-2])
+        t = self._touch_time(ra, rb, span, sigma, before, after)
+        late = event.time - t
+        if not (step < late <= _RETIME_FRAMES * step) or t <= self._strike_time:
+            return event
+        return dataclasses.replace(event, time=float(t), time_uncertainty=min(step, late))
+
+    def _touch_time(self, ra, rb, span, sigma, before, after) -> float:
+        """When the pair's line in puts them a diameter apart (`_soft_time`), the line fitted
         over the ``before`` frames ahead of the bend in their relative position (`knot_time`
-        over ``before`` and ``after``): the event is late, so some of ``before`` are past the
-        touch, and a line fitted across it times the touch later still."""
+        over ``before`` and ``after``): some of ``before`` may be past the touch, and a line
+        fitted across it times the touch later still. A line in that never comes so near
+        (a slow graze, its closing lost in the noise) leaves the bend as the touch."""
         stack = self._window
         times = stack.times[span]
         rel = stack.points[span, rb] - stack.points[span, ra]
@@ -185,11 +197,9 @@ class SoftContacts:
         earlier = before[times[before] < bend] if math.isfinite(bend) else before
         if len(earlier) >= _MIN_SIDE:
             before = earlier
-        t = self._soft_time([fit_line(times[before], rel[before, i], sigma) for i in (0, 1)])
-        late = event.time - t
-        if not (step < late <= _RETIME_FRAMES * step) or t <= self._strike_time:
-            return event
-        return dataclasses.replace(event, time=float(t), time_uncertainty=min(step, late))
+        return self._soft_time(
+            [fit_line(times[before], rel[before, i], sigma) for i in (0, 1)], bend
+        )
 
     def _soft_pair(self, ra: int, rb: int, span: slice) -> ShotEvent | None:
         """The soft contact of balls ``ra`` and ``rb`` at the window's centre, or None: not at
@@ -219,7 +229,12 @@ class SoftContacts:
         if turn is None or not turn[0]:
             return None
         _, lines_in, before, after = turn
-        t = self._soft_time(lines_in)
+        if len(before) >= _MIN_SIDE and len(after) >= _MIN_SIDE:
+            # (A knotted fit's line in leans on frames past other contacts: a line over its
+            # few free frames alone would time the touch worse.)
+            t = self._touch_time(ra, rb, span, sigma, before, after)
+        else:
+            t = self._soft_time(lines_in)
         if t > times[k + 1]:
             return None  # the touch is later: judged when its frame is the centre
         t = max(t, float(times[k - 1]))
@@ -293,17 +308,19 @@ class SoftContacts:
         )
         return turned, lines_in, before, after
 
-    def _soft_time(self, lines_in) -> float:
+    def _soft_time(self, lines_in, bend: float = math.nan) -> float:
         """When the relative position, carried on along its line in, is one diameter long; or,
-        if that line never gets so close (noise, a graze), when it is shortest."""
+        if that line never gets so close (noise, a graze), at the ``bend`` in the relative
+        position when it is known (`knot_time`), else when the line is shortest."""
         (vx, _, t0, x0), (vy, _, _, y0) = lines_in
         # |p + v s| = d, with p the relative position at t0 and s = t - t0.
         pv, vv, pp = x0 * vx + y0 * vy, vx * vx + vy * vy, x0 * x0 + y0 * y0
         if vv <= 0:
             return math.inf
         disc = pv * pv - vv * (pp - self._d * self._d)
-        s = (-pv - math.sqrt(disc)) / vv if disc >= 0 else -pv / vv
-        return float(t0 + s)
+        if disc >= 0:
+            return float(t0 + (-pv - math.sqrt(disc)) / vv)
+        return bend if math.isfinite(bend) else float(t0 - pv / vv)
 
     def _in_the_air(self, ra: int, rb: int) -> bool:
         """Whether either ball was seen in the air in the window (it may have passed over)."""

@@ -1161,6 +1161,19 @@ def test_a_slow_ball_grazing_another_touched_it_rule_3_18() -> None:
         assert matched(truth, found, 2 * FRAME) == (1, 0, 0)
 
 
+def test_a_slow_ball_shaving_a_resting_one_is_timed_at_the_touch_rule_3_18() -> None:
+    # The cue ball at 26 cm/s shaves the 5 (centres 53 mm apart across its path) and sends it
+    # off at 10 cm/s. The pair closes slowly and the noisy line in may never come a diameter
+    # near: the touch is where their relative position bent.
+    sim = simulate({"cue": (-300.0, 0.0), "5": (0.0, 53.0)}, (350.0, 0.0), decel=100.0)
+    truth = sim.of_kind(EventKind.BALL_BALL)
+    assert [e.balls for e in truth] == [(BallId.CUE, BallId.FIVE)]
+    for seed in range(20):
+        seen = render(sim, seed, sigma=0.8, outliers=(0.1, 3.0))
+        found = run(seen, sim.signals).of_kind(EventKind.BALL_BALL)
+        assert matched(truth, found, 2 * FRAME) == (1, 0, 0), seed
+
+
 def _pulled(detections: Detections, ball: BallId, towards: BallId, mm: float) -> Detections:
     """``detections`` with ``ball``'s centre put ``mm`` nearer ``towards``'s (a centre vision
     pulled towards the ball beside it), its sigma unchanged."""
