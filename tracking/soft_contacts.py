@@ -294,8 +294,15 @@ class SoftContacts:
         lines_in, change, noise = fitted
         v_in = np.array([line[0] for line in lines_in])
         # The line of centres when they touched: where the line in puts the pair then (a fast
-        # pair has turned about each other by the centre frame).
-        t = times[k] if ignore is None else ignore.time
+        # pair has turned about each other by the centre frame). A held contact is judged where
+        # its line in comes a diameter near, or nearest (`_soft_time`), not at its own time: a
+        # fraction of a frame late, a fast ball grazing a resting one is already past it, and
+        # the line of centres then is turned by tens of degrees. There the pair is closing, or
+        # at its closest, by construction.
+        t = times[k]
+        if ignore is not None:
+            touch = self._soft_time(lines_in)
+            t = touch if math.isfinite(touch) else ignore.time
         at = np.array([line[3] + line[0] * (t - line[2]) for line in lines_in])
         normal = at / max(float(np.hypot(*at)), 1e-9)
         along = float(change @ normal)
@@ -304,14 +311,14 @@ class SoftContacts:
         turned = (
             along >= max(_SOFT_MIN_KICK, self.config.noise_sigmas * noise)
             and across <= _ACROSS * along + 3 * noise
-            and closing > 0
+            and (closing > 0 or ignore is not None)
         )
         return turned, lines_in, before, after
 
-    def _soft_time(self, lines_in, bend: float = math.nan) -> float:
+    def _soft_time(self, lines_in, otherwise: float = math.nan) -> float:
         """When the relative position, carried on along its line in, is one diameter long; or,
-        if that line never gets so close (noise, a graze), at the ``bend`` in the relative
-        position when it is known (`knot_time`), else when the line is shortest."""
+        if that line never gets so close (noise, a graze), ``otherwise`` when given (the bend
+        in the relative position, `knot_time`), else when the line is shortest."""
         (vx, _, t0, x0), (vy, _, _, y0) = lines_in
         # |p + v s| = d, with p the relative position at t0 and s = t - t0.
         pv, vv, pp = x0 * vx + y0 * vy, vx * vx + vy * vy, x0 * x0 + y0 * y0
@@ -320,7 +327,7 @@ class SoftContacts:
         disc = pv * pv - vv * (pp - self._d * self._d)
         if disc >= 0:
             return float(t0 + (-pv - math.sqrt(disc)) / vv)
-        return bend if math.isfinite(bend) else float(t0 - pv / vv)
+        return otherwise if math.isfinite(otherwise) else float(t0 - pv / vv)
 
     def _in_the_air(self, ra: int, rb: int) -> bool:
         """Whether either ball was seen in the air in the window (it may have passed over)."""

@@ -1174,6 +1174,20 @@ def test_a_slow_ball_shaving_a_resting_one_is_timed_at_the_touch_rule_3_18() -> 
         assert matched(truth, found, 2 * FRAME) == (1, 0, 0), seed
 
 
+@pytest.mark.parametrize(("speed", "offset"), [(800.0, 55.0), (800.0, 56.0), (2500.0, 56.5)])
+def test_a_thin_cut_of_a_resting_ball_is_found_rule_3_18(speed: float, offset: float) -> None:
+    # The cue ball at 0.8-2.5 m/s cuts the 5 thin (centres 55-56.5 mm apart across its path),
+    # sending it off at 15-37 cm/s. The pair test's contact with a resting ball is held for
+    # the long windows, timed a fraction of a frame late: by then the cue ball is past the 5,
+    # and the line of centres the kick is judged along must be the one at the touch.
+    sim = simulate({"cue": (-300.0, 0.0), "5": (0.0, offset)}, (speed, 0.0), decel=100.0)
+    truth = sim.of_kind(EventKind.BALL_BALL)
+    assert [e.balls for e in truth] == [(BallId.CUE, BallId.FIVE)]
+    for seed in range(10):
+        found = run(render(sim, seed), sim.signals).of_kind(EventKind.BALL_BALL)
+        assert matched(truth, found, 2 * FRAME) == (1, 0, 0), seed
+
+
 def _pulled(detections: Detections, ball: BallId, towards: BallId, mm: float) -> Detections:
     """``detections`` with ``ball``'s centre put ``mm`` nearer ``towards``'s (a centre vision
     pulled towards the ball beside it), its sigma unchanged."""
