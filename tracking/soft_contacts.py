@@ -14,7 +14,7 @@ import numpy as np
 from rules.balls import BallId
 from rules.events import EventKind, ShotEvent
 from tracking.cushion_contacts import SIGMA_CAP, SLOW_K, median_sigma, sides_between
-from tracking.fits import fit_line, knot_time
+from tracking.fits import fit_line, knot_time, trimmed_lines
 from tracking.model import BALLS, CUE_ROW
 
 _SOFT_MIN_KICK = 40.0
@@ -33,7 +33,9 @@ _CHECK_BELOW = 0.95
 """A held contact with a ball at rest (`SoftContacts._judged`) found by a kick this near the
 one-frame test's threshold (its confidence under this) is dropped when the long windows show
 no turn: a slow ball rolling by a resting one within a few millimetres sets the one-frame test
-off on noise."""
+off on noise. A clearer kick is dropped only when the pair's relative velocity did not change
+at all: one centre seen 3 mm off kicks one frame's velocity by 180 mm/s, while a change
+not along the line of centres may be a contact not found yet (a cushion's, a frame before)."""
 
 _RETIME_FRAMES = 8
 """At most how many frames earlier than the one-frame test found it a held contact is moved
@@ -56,6 +58,22 @@ ball does not hide a true contact."""
 
 _CONFIDENCE = 0.75
 """A soft contact is less sure than a clear kick: under the referee's review threshold."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Turn:
+    """How a pair's relative velocity changed about a time (`SoftContacts._turn`)."""
+
+    turned: bool
+    """As a contact turns it: along the line of centres, the two closing."""
+    unchanged: bool
+    """It changed by less than a soft kick and the noise, in any direction."""
+    lines_in: list
+    """The lines (`fit_line`) of the relative position's x and y coming in."""
+    before: np.ndarray
+    """The frames of the window the lines in were fitted over ..."""
+    after: np.ndarray
+    """... and the lines out."""
 
 
 class SoftContacts:
@@ -142,12 +160,13 @@ class SoftContacts:
 
     def _judged(self, event: ShotEvent, span: slice) -> ShotEvent | None:
         """A held contact with a ball at rest, on the long windows: None when its balls'
-        relative velocity clearly did not turn there and it was marginal (`_CHECK_BELOW`: a
-        slow ball rolling by a resting one within millimetres sets the one-frame test off on
-        noise); re-timed where the line in puts the two a diameter apart, when that is over a
-        frame earlier (a slow kick shows in one frame's velocities only frames after the
-        touch); else as it was. Too few free frames to judge the turn: only re-timed (when a
-        line in and two frames after remain). A ball in the air: as it was."""
+        relative velocity clearly did not turn there and it was marginal, or did not change
+        at all (`_CHECK_BELOW`: a slow ball rolling by a resting one within millimetres sets
+        the one-frame test off on noise); re-timed where the line in puts the two a diameter
+        apart, when that is over a frame earlier (a slow kick shows in one frame's velocities
+        only frames after the touch); else as it was. Too few free frames to judge the turn:
+        only re-timed (when a line in and two frames after remain). A ball in the air: as it
+        was."""
         ra, rb = (BALLS.index(b) for b in event.balls)
         stack = self._window
         if not (stack.on_table[span, ra].all() and stack.on_table[span, rb].all()):
@@ -166,9 +185,9 @@ class SoftContacts:
             if len(before) < _MIN_SIDE or len(after) < 2:
                 return event
             return self._retimed(event, ra, rb, span, sigma, before, after)
-        if not turn[0]:
-            return None if event.confidence < _CHECK_BELOW else event
-        return self._retimed(event, ra, rb, span, sigma, turn[2], turn[3])
+        if not turn.turned:
+            return None if event.confidence < _CHECK_BELOW or turn.unchanged else event
+        return self._retimed(event, ra, rb, span, sigma, turn.before, turn.after)
 
     def _retimed(self, event, ra, rb, span, sigma, before, after) -> ShotEvent:
         """``event`` at the time the pair's line in puts them a diameter apart, when that is
@@ -226,9 +245,9 @@ class SoftContacts:
         if any(p.pair == key for p in self._pending) or self._in_the_air(ra, rb):
             return None
         turn = self._turn(ra, rb, span, sigma)
-        if turn is None or not turn[0]:
+        if turn is None or not turn.turned:
             return None
-        _, lines_in, before, after = turn
+        lines_in, before, after = turn.lines_in, turn.before, turn.after
         if len(before) >= _MIN_SIDE and len(after) >= _MIN_SIDE:
             # (A knotted fit's line in leans on frames past other contacts: a line over its
             # few free frames alone would time the touch worse.)
@@ -268,13 +287,15 @@ class SoftContacts:
         opened = dist[between] > self._d + _PARTED_MM + 2 * sigma
         return int(np.count_nonzero(opened)) >= _PARTED_FRAMES
 
-    def _turn(self, ra: int, rb: int, span: slice, sigma: float, ignore: ShotEvent | None = None):
-        """(turned, lines in, frames before, frames after) of the pair's relative position
-        about the window's centre, or None when too few frames each side are free of the two
-        balls' other contacts (``ignore``: the contact judged, if any; for a soft contact, one
-        fit bending at each of those contacts, `_knotted`, may still judge it). Turned: the two were
-        closing, and their relative velocity changed along the line of centres by more than
-        `_SOFT_MIN_KICK` and the noise, and little across it. (How fast they closed is not
+    def _turn(
+        self, ra: int, rb: int, span: slice, sigma: float, ignore: ShotEvent | None = None
+    ) -> _Turn | None:
+        """The `_Turn` of the pair's relative position about the window's centre, or None
+        when too few frames each side are free of the two balls' other contacts (``ignore``:
+        the contact judged, if any; for a soft contact, one fit bending at each of those
+        contacts, `_knotted`, may still judge it). Turned: the two were closing, and their
+        relative velocity changed along the line of centres by more than `_SOFT_MIN_KICK` and
+        the noise, and little across it. (How fast they closed is not
         compared with the change: at speed, a few milliseconds' error in the touch's time turns
         the line of centres by degrees, and a graze's closing speed with it.)"""
         stack, k = self._window, SLOW_K
@@ -308,12 +329,13 @@ class SoftContacts:
         along = float(change @ normal)
         across = abs(float(change[0] * normal[1] - change[1] * normal[0]))
         closing = -float(v_in @ normal)
+        least = max(_SOFT_MIN_KICK, self.config.noise_sigmas * noise)
         turned = (
-            along >= max(_SOFT_MIN_KICK, self.config.noise_sigmas * noise)
+            along >= least
             and across <= _ACROSS * along + 3 * noise
             and (closing > 0 or ignore is not None)
         )
-        return turned, lines_in, before, after
+        return _Turn(turned, float(np.hypot(*change)) < least, lines_in, before, after)
 
     def _soft_time(self, lines_in, otherwise: float = math.nan) -> float:
         """When the relative position, carried on along its line in, is one diameter long; or,
@@ -362,9 +384,10 @@ class SoftContacts:
 
 def _two_lines(times, rel, sigma: float, before, after):
     """(lines in, change of the relative velocity, its noise) from lines fitted to the pair's
-    relative position over the ``before`` and ``after`` frames."""
-    lines_in = [fit_line(times[before], rel[before, i], sigma) for i in (0, 1)]
-    lines_out = [fit_line(times[after], rel[after, i], sigma) for i in (0, 1)]
+    relative position over the ``before`` and ``after`` frames, less a centre seen far off
+    (`trimmed_lines`)."""
+    lines_in = trimmed_lines(times[before], rel[before], sigma, _MIN_SIDE)
+    lines_out = trimmed_lines(times[after], rel[after], sigma, _MIN_SIDE)
     change = np.array([out[0] - into[0] for into, out in zip(lines_in, lines_out, strict=True)])
     return lines_in, change, math.hypot(lines_in[0][1], lines_out[0][1])
 

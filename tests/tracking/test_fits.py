@@ -8,7 +8,14 @@ import numpy as np
 import pytest
 
 from tests.tracking.helpers import slid_then_rolled
-from tracking.fits import fit_line, kick_time, knot_time, launch_velocity, straight_velocities
+from tracking.fits import (
+    fit_line,
+    kick_time,
+    knot_time,
+    launch_velocity,
+    straight_velocities,
+    trimmed_lines,
+)
 
 LIMITS = np.array([math.inf, math.inf, math.inf, 9.21, 13.28])
 """Chi-square limits by number of frames (p = 0.01 at 2(n - 2) degrees of freedom)."""
@@ -135,3 +142,34 @@ def test_without_sliding_the_launch_is_the_line() -> None:
     pts = np.column_stack([10.0 + 400.0 * t, -20.0 + 100.0 * t])
     velocity, _ = launch_velocity(t, pts, -0.01, 0.0, 0.5)
     assert np.allclose(velocity, (400.0, 100.0))
+
+
+def _noisy_line(seed: int, frames: int = 6, sigma: float = 0.8):
+    """``frames`` centres 1/60 s apart of a ball rolling at (900, -300) mm/s, with noise."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(frames) / 60.0
+    y = np.stack([900.0 * t + 10.0, -300.0 * t - 5.0], axis=1) + rng.normal(0, sigma, (frames, 2))
+    return t, y
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_trimmed_lines_leave_out_a_centre_seen_millimetres_off(seed: int) -> None:
+    t, y = _noisy_line(seed, sigma=0.4)
+    clean = fit_line(t, y[:, 1], 0.8)[0]
+    y[-1, 1] += 5.0  # the last centre seen 5 mm off
+    plain = fit_line(t, y[:, 1], 0.8)[0]
+    assert abs(plain - clean) > 40.0  # one such centre turns a 6-frame line
+    trimmed = trimmed_lines(t, y, 0.8, 4)
+    assert trimmed == [fit_line(t[:-1], y[:-1, i], 0.8) for i in (0, 1)]
+
+
+def test_trimmed_lines_keep_clean_centres_and_the_fewest_asked() -> None:
+    t, y = _noisy_line(0, frames=8)
+    plain = [fit_line(t, y[:, i], 0.8) for i in (0, 1)]
+    assert trimmed_lines(t, y, 0.8, 4) == plain
+    y[0] += 10.0
+    y[-1] -= 10.0
+    both_out = trimmed_lines(t, y, 0.8, 4)
+    assert both_out[0][2] == pytest.approx(np.mean(t[1:-1]))
+    assert both_out[0][0] == pytest.approx(900.0, abs=4 * both_out[0][1])
+    assert trimmed_lines(t, y, 0.8, 8) == [fit_line(t, y[:, i], 0.8) for i in (0, 1)]
