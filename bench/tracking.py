@@ -22,6 +22,8 @@ them to bench/results/tracking.json.
   `HELD_OUT_FIRST` on, the next seeds of every kind, scored alike: the thresholds were tuned on
   the first 300, so these say how well the figures carry over.
 - synthetic (standalone or --all only): the hand-made shots of tests/tracking/synth.py.
+- thin_hits: the cue ball shaving a resting ball, or passing it by a millimetre or more, at
+  0.35-2.5 m/s (`bench._thin_hits`): whether the touch, and only the touch, was found.
 - real_pro_9ball: cushion counts against the labels of the pro 9-ball trajectories.
 """
 
@@ -40,6 +42,7 @@ import numpy as np
 
 from bench._options import ALL_ENV, whole_corpus
 from bench._pool import parallel_map
+from bench._thin_hits import thin_hits
 from calibration.table import TableSpec
 from rules.balls import OBJECT_BALLS, BallId
 from rules.events import EventKind
@@ -417,6 +420,7 @@ def run(quick: bool, shots: int | None = None) -> dict:
         # Quick: every fifth kind, so one break and five cheaper shots of other kinds.
         "virtual_table": _virtual_table(shots, step=QUICK_STEP if quick else 1),
         **({"synthetic": _synthetic(quick)} if whole_corpus() and not quick else {}),
+        "thin_hits": thin_hits(quick),
         **(
             {"virtual_table_held_out": _virtual_table(shots, first=max(shots, HELD_OUT_FIRST))}
             if whole_corpus() and not quick
