@@ -68,7 +68,7 @@ class _Turn:
     """As a contact turns it: along the line of centres, the two closing."""
     unchanged: bool
     """It changed by less than a soft kick and the noise, in any direction."""
-    lines_in: list
+    lines_in: list[tuple[float, float, float, float]]
     """The lines (`fit_line`) of the relative position's x and y coming in."""
     before: np.ndarray
     """The frames of the window the lines in were fitted over ..."""
@@ -293,11 +293,12 @@ class SoftContacts:
         """The `_Turn` of the pair's relative position about the window's centre, or None
         when too few frames each side are free of the two balls' other contacts (``ignore``:
         the contact judged, if any; for a soft contact, one fit bending at each of those
-        contacts, `_knotted`, may still judge it). Turned: the two were closing, and their
-        relative velocity changed along the line of centres by more than `_SOFT_MIN_KICK` and
-        the noise, and little across it. (How fast they closed is not
-        compared with the change: at speed, a few milliseconds' error in the touch's time turns
-        the line of centres by degrees, and a graze's closing speed with it.)"""
+        contacts, `_knotted`, may still judge it). Turned: the two were closing (a held
+        contact, judged at its touch, was by construction), and their relative velocity changed
+        along the line of centres by more than `_SOFT_MIN_KICK` and the noise, and little
+        across it. (How fast they closed is not compared with the change: at speed, a few
+        milliseconds' error in the touch's time turns the line of centres by degrees, and a
+        graze's closing speed with it.)"""
         stack, k = self._window, SLOW_K
         times = stack.times[span]
         seen = stack.seen[span, ra] & stack.seen[span, rb]
