@@ -6,6 +6,7 @@ import pytest
 
 from bench import _thin_hits
 from bench._options import JOBS_ENV
+from rules.balls import BALL_DIAMETER_MM
 
 
 def test_a_thin_cut_is_found_and_a_clear_pass_by_is_no_contact_rule_3_18() -> None:
@@ -20,7 +21,7 @@ def test_the_sweep_counts_a_shot_right_only_with_its_touch_and_nothing_else(
     # 2500 mm/s every touch found twice (once falsely); the other speeds right.
     def tally(item: tuple[float, float, int]) -> tuple[int, int, int]:
         speed, offset, _ = item
-        touch = offset < 57.15
+        touch = offset < BALL_DIAMETER_MM
         if speed == 350.0:
             return (0, 0, 1) if touch else (0, 1, 0)
         if speed == 2500.0:
@@ -35,7 +36,7 @@ def test_the_sweep_counts_a_shot_right_only_with_its_touch_and_nothing_else(
     per_offset = 4 * n
     assert figures["right_by_offset"]["55mm"] == f"{2 * n}/{per_offset}"
     assert figures["right_by_offset"]["59.15mm"] == f"{3 * n}/{per_offset}"
-    touching = sum(offset < 57.15 for offset in _thin_hits.OFFSETS) * n
+    touching = sum(offset < BALL_DIAMETER_MM for offset in _thin_hits.OFFSETS) * n
     assert figures["touches_right_by_speed"] == {
         "350mm_s": f"0/{touching}",
         "800mm_s": f"{touching}/{touching}",
