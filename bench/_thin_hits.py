@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 
+from bench._options import whole_corpus
 from bench._pool import parallel_map
 from rules.balls import BALL_DIAMETER_MM
 from rules.events import EventKind
@@ -26,7 +27,12 @@ OFFSETS = (53.0, 55.0, 56.0, 56.5, 57.0, 58.15, 59.15, 61.15)
 """mm between the 5's centre and the cue ball's path: the first five touch (the object ball
 leaves at 37 % down to 7 % of the cue ball's speed), the last three pass 1, 2 and 4 mm clear."""
 SEEDS = 10
-SEEDS_QUICK = 2
+"""Shots per speed and offset with ``--all`` and in `bench.tracking` run alone (320 shots, some
+2.5 minutes on two cores) ..."""
+SEEDS_DEFAULT = 3
+"""... in a default ``python -m bench`` run ..."""
+SEEDS_QUICK = 1
+"""... and with ``--quick``."""
 SIGMA_MM = 0.8
 OUTLIERS = 0.1
 OUTLIER_MM = 3.0
@@ -63,7 +69,7 @@ def _time_to_run(speed: float, mm: float) -> float:
 
 def thin_hits(quick: bool) -> dict:
     """The sweep's tallies: per offset (all speeds) and per speed (all touching offsets)."""
-    seeds = SEEDS_QUICK if quick else SEEDS
+    seeds = SEEDS_QUICK if quick else SEEDS if whole_corpus() else SEEDS_DEFAULT
     items = list(itertools.product(SPEEDS, OFFSETS, range(seeds)))
     done = [d.value for d in parallel_map(thin_hit, items)]
     by_offset: dict[str, list[int]] = {}
