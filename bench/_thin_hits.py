@@ -5,8 +5,8 @@ sends it off at a few cm/s, or passes it by a millimetre or two and sends it now
 shot is the cue ball struck along the table at one of `SPEEDS` past the 5, whose centre is
 `OFFSETS` mm off its path (a touch when under one ball diameter), seen with vision's
 heavy-tailed errors (`SIGMA_MM`, and `OUTLIERS` of the centres `OUTLIER_MM` further off).
-Tallied by speed and offset: the shots whose one true contact was found within two frames
-(and no other), and the near misses (offsets over a diameter) where a contact was found.
+Tallied by offset (and the touches by speed too): the shots called right, a touch found within
+two frames and nothing else, or for a near miss (an offset over a diameter) no touch at all.
 """
 
 from __future__ import annotations
