@@ -1118,18 +1118,26 @@ def test_a_slow_ball_stopping_just_short_of_a_resting_one_did_not_touch_it_rule_
         assert run(seen, sim.signals).of_kind(EventKind.BALL_BALL) == [], seed
 
 
+def _five_touched_once(
+    cue_x: float, offset: float, speed: float, seeds: int, **seen: object
+) -> None:
+    """The cue ball struck along +x at ``speed`` from (``cue_x``, 0), slowed by the cloth, past
+    the resting 5 at (0, ``offset``), touching it once: over ``seeds`` renders (``seen``: the
+    noise), that touch and nothing else is found, within two frames."""
+    sim = simulate({"cue": (cue_x, 0.0), "5": (0.0, offset)}, (speed, 0.0), decel=100.0)
+    truth = sim.of_kind(EventKind.BALL_BALL)
+    assert [e.balls for e in truth] == [(BallId.CUE, BallId.FIVE)]
+    for seed in range(seeds):
+        found = run(render(sim, seed, **seen), sim.signals).of_kind(EventKind.BALL_BALL)
+        assert matched(truth, found, 2 * FRAME) == (1, 0, 0), seed
+
+
 def test_a_slow_ball_rolling_into_a_resting_one_is_timed_at_the_touch_rule_3_18() -> None:
     # The cue ball reaches the 5 at 14 cm/s, seen with vision's heavy-tailed errors: the kick
     # shows in one frame's velocities only frames after the touch, and the tracker holds the
     # 5 still until it has clearly moved. The long windows time it where the cue ball's way in
     # puts the two a diameter apart.
-    sim = simulate({"cue": (-400.0, 0.0), "5": (0.0, 0.0)}, (300.0, 0.0), decel=100.0)
-    truth = sim.of_kind(EventKind.BALL_BALL)
-    assert [e.balls for e in truth] == [(BallId.CUE, BallId.FIVE)]
-    for seed in range(12):
-        seen = render(sim, seed, sigma=0.8, outliers=(0.1, 3.0))
-        found = run(seen, sim.signals).of_kind(EventKind.BALL_BALL)
-        assert matched(truth, found, 2 * FRAME) == (1, 0, 0), seed
+    _five_touched_once(-400.0, 0.0, 300.0, 12, sigma=0.8, outliers=(0.1, 3.0))
 
 
 @pytest.mark.parametrize(("speed", "offset"), [(260.0, 40.0), (300.0, 48.0)])
@@ -1140,38 +1148,21 @@ def test_a_slow_cut_into_a_resting_ball_is_one_contact_at_the_touch_rule_3_18(
     # holds the 5 still for frames, and its start, carried back by one frame's noisy step, lands
     # a couple of frames late. The long windows re-time that contact, or find it is the one the
     # pair test already has.
-    sim = simulate({"cue": (-300.0, 0.0), "5": (0.0, offset)}, (speed, 0.0), decel=100.0)
-    truth = sim.of_kind(EventKind.BALL_BALL)
-    assert [e.balls for e in truth] == [(BallId.CUE, BallId.FIVE)]
-    for seed in range(20):
-        seen = render(sim, seed, sigma=0.8, outliers=(0.1, 3.0))
-        found = run(seen, sim.signals).of_kind(EventKind.BALL_BALL)
-        assert matched(truth, found, 2 * FRAME) == (1, 0, 0), seed
+    _five_touched_once(-300.0, offset, speed, 20, sigma=0.8, outliers=(0.1, 3.0))
 
 
 def test_a_slow_ball_grazing_another_touched_it_rule_3_18() -> None:
     # The cue ball rolls at 35 cm/s and shaves the 5, which creeps off at a few cm/s: a kick
     # far under one frame's velocity noise (70 mm/s), seen only over a fifth of a second each
     # side of the touch.
-    sim = simulate({"cue": (-300.0, 0.0), "5": (0.0, 52.0)}, (350.0, 0.0), decel=100.0)
-    truth = sim.of_kind(EventKind.BALL_BALL)
-    assert [e.balls for e in truth] == [(BallId.CUE, BallId.FIVE)]
-    for seed in range(4):
-        found = run(render(sim, seed), sim.signals).of_kind(EventKind.BALL_BALL)
-        assert matched(truth, found, 2 * FRAME) == (1, 0, 0)
+    _five_touched_once(-300.0, 52.0, 350.0, 4)
 
 
 def test_a_slow_ball_shaving_a_resting_one_is_timed_at_the_touch_rule_3_18() -> None:
     # The cue ball at 26 cm/s shaves the 5 (centres 53 mm apart across its path) and sends it
     # off at 10 cm/s. The pair closes slowly and the noisy line in may never come a diameter
     # near: the touch is where their relative position bent.
-    sim = simulate({"cue": (-300.0, 0.0), "5": (0.0, 53.0)}, (350.0, 0.0), decel=100.0)
-    truth = sim.of_kind(EventKind.BALL_BALL)
-    assert [e.balls for e in truth] == [(BallId.CUE, BallId.FIVE)]
-    for seed in range(20):
-        seen = render(sim, seed, sigma=0.8, outliers=(0.1, 3.0))
-        found = run(seen, sim.signals).of_kind(EventKind.BALL_BALL)
-        assert matched(truth, found, 2 * FRAME) == (1, 0, 0), seed
+    _five_touched_once(-300.0, 53.0, 350.0, 20, sigma=0.8, outliers=(0.1, 3.0))
 
 
 @pytest.mark.parametrize(("speed", "offset"), [(800.0, 55.0), (800.0, 56.0), (2500.0, 56.5)])
@@ -1180,12 +1171,7 @@ def test_a_thin_cut_of_a_resting_ball_is_found_rule_3_18(speed: float, offset: f
     # sending it off at 15-37 cm/s. The pair test's contact with a resting ball is held for
     # the long windows, timed a fraction of a frame late: by then the cue ball is past the 5,
     # and the line of centres the kick is judged along must be the one at the touch.
-    sim = simulate({"cue": (-300.0, 0.0), "5": (0.0, offset)}, (speed, 0.0), decel=100.0)
-    truth = sim.of_kind(EventKind.BALL_BALL)
-    assert [e.balls for e in truth] == [(BallId.CUE, BallId.FIVE)]
-    for seed in range(10):
-        found = run(render(sim, seed), sim.signals).of_kind(EventKind.BALL_BALL)
-        assert matched(truth, found, 2 * FRAME) == (1, 0, 0), seed
+    _five_touched_once(-300.0, offset, speed, 10)
 
 
 def _pulled(detections: Detections, ball: BallId, towards: BallId, mm: float) -> Detections:
