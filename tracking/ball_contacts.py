@@ -20,7 +20,7 @@ from scipy.stats import chi2
 from rules.balls import BallId
 from rules.events import EventKind, ShotEvent
 from rules.table import CushionId
-from tracking.fits import fit_line, kick_time, straight_velocities
+from tracking.fits import fit_line, kick_time, straight_velocities, trimmed_lines
 from tracking.geometry import closest_distance, closest_time, touch_roots
 from tracking.model import BALLS, CUE_ROW, TrackFrame
 from tracking.shared_impulses import Interval, Limits, shared_contacts
@@ -60,6 +60,9 @@ second touch once the balls part by a millimetre."""
 
 _PARTED_SIGMAS = 3.0
 """... and by this many sigmas of the gap's noise (two centres' noise)."""
+
+_RELATIVE_KEEP = 3
+"""The fewest frames a side's relative line keeps when it leaves a stray centre out."""
 
 _SAME_TOUCH_S = 0.1
 """A pair's closest approach within this after a contact found between them is that touch,
@@ -403,7 +406,38 @@ class BallContacts:
         before, after = self._gap_windows(self._other_contacts(p), p.t0, p.t1, frames, i1)
         if len(before) < 2 or len(after) < 2:
             return True  # too crowded to fit: the one-frame test stands
-        return self._gap_turned(self._gap_line(*p.pair, before), self._gap_line(*p.pair, after))
+        if not self._gap_turned(self._gap_line(*p.pair, before), self._gap_line(*p.pair, after)):
+            return False
+        return self._relative_turned(*p.pair, before, after)
+
+    def _relative_turned(self, ra: int, rb: int, before, after) -> bool:
+        """Whether the two balls' relative velocity changed across a contact, by lines through
+        their relative position on the frames ``before`` and ``after`` it (a stray centre left
+        out, `trimmed_lines`): two balls passing close at speed have a gap that closes and
+        opens as a contact's does, but their relative velocity does not change."""
+        v_in, sig_in = self._relative_line(ra, rb, before)
+        v_out, sig_out = self._relative_line(ra, rb, after)
+        noise = math.hypot(sig_in, sig_out)
+        threshold = max(self.config.min_turn_mm_s, self.config.noise_sigmas * noise)
+        return float(np.hypot(*(v_out - v_in))) >= threshold
+
+    @staticmethod
+    def _relative_line(ra: int, rb: int, frames: list[TrackFrame]) -> tuple[np.ndarray, float]:
+        """The velocity of ball ``rb`` relative to ``ra`` over ``frames`` (trimmed lines) and
+        its sigma per axis."""
+        t = np.array([f.time for f in frames])
+        rel = np.empty((len(frames), 2))
+        sigmas = []
+        for k, f in enumerate(frames):
+            pa = f.measured[ra] if f.seen[ra] else f.positions[ra]
+            pb = f.measured[rb] if f.seen[rb] else f.positions[rb]
+            rel[k] = pb - pa
+            for r in (ra, rb):
+                sig = f.measured_sigma[r] if f.seen[r] else f.sigma[r]
+                sigmas.append(float(np.nan_to_num(sig, nan=2.0)))
+        sigma = math.sqrt(2.0) * float(np.median(sigmas))
+        lines = trimmed_lines(t, rel, sigma, _RELATIVE_KEEP)
+        return np.array([lines[0][0], lines[1][0]]), max(lines[0][1], lines[1][1])
 
     def _other_contacts(self, p: PendingContact) -> list[float]:
         """The times of the other contacts found of either ball of ``p``."""
@@ -448,7 +482,9 @@ class BallContacts:
         if not all(f.on_table[ra] and f.on_table[rb] for f in after):
             return None
         closing, opening = self._gap_line(ra, rb, before), self._gap_line(ra, rb, after)
-        if not self._gap_turned(closing, opening):
+        if not self._gap_turned(closing, opening) or not self._relative_turned(
+            ra, rb, before, after
+        ):
             return None
         turn = closing[0] - opening[0]
         time = opening[3] - closing[3] + closing[0] * closing[2] - opening[0] * opening[2]
