@@ -425,17 +425,7 @@ class BallContacts:
     def _relative_line(ra: int, rb: int, frames: list[TrackFrame]) -> tuple[np.ndarray, float]:
         """The velocity of ball ``rb`` relative to ``ra`` over ``frames`` (trimmed lines) and
         its sigma per axis."""
-        t = np.array([f.time for f in frames])
-        rel = np.empty((len(frames), 2))
-        sigmas = []
-        for k, f in enumerate(frames):
-            pa = f.measured[ra] if f.seen[ra] else f.positions[ra]
-            pb = f.measured[rb] if f.seen[rb] else f.positions[rb]
-            rel[k] = pb - pa
-            for r in (ra, rb):
-                sig = f.measured_sigma[r] if f.seen[r] else f.sigma[r]
-                sigmas.append(float(np.nan_to_num(sig, nan=2.0)))
-        sigma = math.sqrt(2.0) * float(np.median(sigmas))
+        t, rel, sigma = _relative_positions(ra, rb, frames)
         lines = trimmed_lines(t, rel, sigma, _RELATIVE_KEEP)
         return np.array([lines[0][0], lines[1][0]]), max(lines[0][1], lines[1][1])
 
@@ -498,17 +488,8 @@ class BallContacts:
     def _gap_line(ra: int, rb: int, frames: list[TrackFrame]):
         """The line fitted to the centre distance of two balls over ``frames``: its slope, the
         slope's sigma, and the point (time, distance) it passes through."""
-        t = np.array([f.time for f in frames])
-        gap = np.empty(len(frames))
-        sigmas = []
-        for k, f in enumerate(frames):
-            pa = f.measured[ra] if f.seen[ra] else f.positions[ra]
-            pb = f.measured[rb] if f.seen[rb] else f.positions[rb]
-            gap[k] = math.hypot(*(pa - pb))
-            for r in (ra, rb):
-                sig = f.measured_sigma[r] if f.seen[r] else f.sigma[r]
-                sigmas.append(float(np.nan_to_num(sig, nan=2.0)))
-        return fit_line(t, gap, math.sqrt(2.0) * float(np.median(sigmas)))
+        t, rel, sigma = _relative_positions(ra, rb, frames)
+        return fit_line(t, np.hypot(rel[:, 0], rel[:, 1]), sigma)
 
     def _pair_contact(self, ra, rb, f0, p0, p1, v_before, v_out, dt, noise, stale=False):
         d, tol = self._d, self.config.touch_tolerance_mm
@@ -684,3 +665,20 @@ class BallContacts:
             if size > self.config.noise_sigmas * noise[k] and float(change @ away) >= 0.8 * size:
                 return True
         return False
+
+
+def _relative_positions(ra: int, rb: int, frames: list[TrackFrame]):
+    """Ball ``rb``'s centre less ball ``ra``'s on ``frames`` (measured where seen, else the
+    filter's): their times, the (n, 2) relative positions and the noise of one (two centres'
+    noise, the median over the frames)."""
+    t = np.array([f.time for f in frames])
+    rel = np.empty((len(frames), 2))
+    sigmas = []
+    for k, f in enumerate(frames):
+        pa = f.measured[ra] if f.seen[ra] else f.positions[ra]
+        pb = f.measured[rb] if f.seen[rb] else f.positions[rb]
+        rel[k] = pb - pa
+        for r in (ra, rb):
+            sig = f.measured_sigma[r] if f.seen[r] else f.sigma[r]
+            sigmas.append(float(np.nan_to_num(sig, nan=2.0)))
+    return t, rel, math.sqrt(2.0) * float(np.median(sigmas))
