@@ -20,7 +20,7 @@ from scipy.stats import chi2
 from rules.balls import BallId
 from rules.events import EventKind, ShotEvent
 from rules.table import CushionId
-from tracking.fits import fit_line, kick_time, straight_velocities, trimmed_lines
+from tracking.fits import fit_line, kick_time, line_change, straight_velocities
 from tracking.geometry import closest_distance, closest_time, touch_roots
 from tracking.model import BALLS, CUE_ROW, TrackFrame
 from tracking.shared_impulses import Interval, Limits, shared_contacts
@@ -415,19 +415,11 @@ class BallContacts:
         their relative position on the frames ``before`` and ``after`` it (a stray centre left
         out, `trimmed_lines`): two balls passing close at speed have a gap that closes and
         opens as a contact's does, but their relative velocity does not change."""
-        v_in, sig_in = self._relative_line(ra, rb, before)
-        v_out, sig_out = self._relative_line(ra, rb, after)
-        noise = math.hypot(sig_in, sig_out)
+        _, change, noise = line_change(
+            _relative_positions(ra, rb, before), _relative_positions(ra, rb, after), _RELATIVE_KEEP
+        )
         threshold = max(self.config.min_turn_mm_s, self.config.noise_sigmas * noise)
-        return float(np.hypot(*(v_out - v_in))) >= threshold
-
-    @staticmethod
-    def _relative_line(ra: int, rb: int, frames: list[TrackFrame]) -> tuple[np.ndarray, float]:
-        """The velocity of ball ``rb`` relative to ``ra`` over ``frames`` (trimmed lines) and
-        its sigma per axis."""
-        t, rel, sigma = _relative_positions(ra, rb, frames)
-        lines = trimmed_lines(t, rel, sigma, _RELATIVE_KEEP)
-        return np.array([lines[0][0], lines[1][0]]), max(lines[0][1], lines[1][1])
+        return float(np.hypot(*change)) >= threshold
 
     def _other_contacts(self, p: PendingContact) -> list[float]:
         """The times of the other contacts found of either ball of ``p``."""

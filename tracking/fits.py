@@ -61,6 +61,22 @@ def trimmed_lines(
         keep = np.delete(keep, worst)
 
 
+def line_change(
+    before: tuple[np.ndarray, np.ndarray, float],
+    after: tuple[np.ndarray, np.ndarray, float],
+    least: int,
+) -> tuple[list[tuple[float, float, float, float]], np.ndarray, float]:
+    """How the slope of samples (n, 2) changed across an event: ``before`` and ``after`` are
+    each (times, samples, their sigma), fitted by `trimmed_lines` keeping ``least`` samples at
+    fewest. Returns the lines before, the change of the slope (2,), and its noise (one axis's
+    slope sigma each side, added in quadrature; a trim keeps or drops a sample in both axes,
+    so they are alike)."""
+    lines_in = trimmed_lines(*before, least)
+    lines_out = trimmed_lines(*after, least)
+    change = np.array([out[0] - into[0] for into, out in zip(lines_in, lines_out, strict=True)])
+    return lines_in, change, math.hypot(lines_in[0][1], lines_out[0][1])
+
+
 def launch_velocity(
     t: np.ndarray, pts: np.ndarray, t_hit: float, sliding_decel: float, sigma: float
 ) -> tuple[np.ndarray, float]:

@@ -14,7 +14,7 @@ import numpy as np
 from rules.balls import BallId
 from rules.events import EventKind, ShotEvent
 from tracking.cushion_contacts import SIGMA_CAP, SLOW_K, median_sigma, sides_between
-from tracking.fits import fit_line, knot_time, trimmed_lines
+from tracking.fits import fit_line, knot_time, line_change
 from tracking.model import BALLS, CUE_ROW
 
 _SOFT_MIN_KICK = 40.0
@@ -306,7 +306,9 @@ class SoftContacts:
         before, after = sides_between(times, seen, others)
         rel = stack.points[span, rb] - stack.points[span, ra]
         if len(before) >= _MIN_SIDE and len(after) >= _MIN_SIDE:
-            fitted = _two_lines(times, rel, sigma, before, after)
+            fitted = line_change(
+                (times[before], rel[before], sigma), (times[after], rel[after], sigma), _MIN_SIDE
+            )
         elif ignore is None:
             fitted = _knotted(times, rel, seen, sigma, others, before, after)
         else:
@@ -381,16 +383,6 @@ class SoftContacts:
         if CUE_ROW in (ra, rb):
             contacts.append(self._strike_time)
         return contacts
-
-
-def _two_lines(times, rel, sigma: float, before, after):
-    """(lines in, change of the relative velocity, its noise) from lines fitted to the pair's
-    relative position over the ``before`` and ``after`` frames, less a centre seen far off
-    (`trimmed_lines`)."""
-    lines_in = trimmed_lines(times[before], rel[before], sigma, _MIN_SIDE)
-    lines_out = trimmed_lines(times[after], rel[after], sigma, _MIN_SIDE)
-    change = np.array([out[0] - into[0] for into, out in zip(lines_in, lines_out, strict=True)])
-    return lines_in, change, math.hypot(lines_in[0][1], lines_out[0][1])
 
 
 def _knotted(times, rel, seen, sigma: float, others: list[float], before, after):
