@@ -222,9 +222,9 @@ class SoftContacts:
 
     def _soft_pair(self, ra: int, rb: int, span: slice) -> ShotEvent | None:
         """The soft contact of balls ``ra`` and ``rb`` at the window's centre, or None: not at
-        their closest there, a contact of theirs already found within the window with no
-        visible parting since (`_parted`), one of them in the air (passing over the other), or
-        no clear turn of their relative velocity."""
+        their closest there, a contact of theirs already found within the window that this one
+        is (`_seen_here`), one of them in the air (passing over the other), or no clear turn of
+        their relative velocity."""
         stack, k = self._window, SLOW_K
         times = stack.times[span]
         key = (min(ra, rb), max(ra, rb))
@@ -237,8 +237,7 @@ class SoftContacts:
             median_sigma(stack.measured_sigma[span, ra]),
             median_sigma(stack.measured_sigma[span, rb]),
         )
-        last = self._pair_last.get(key, -math.inf)
-        if abs(last - times[k]) <= reach and not self._parted(dist, times, last, sigma):
+        if self._seen_here(ra, rb, dist, times, sigma):
             return None
         if not self._closest_here(dist, sigma):
             return None  # not at their closest here
@@ -354,6 +353,36 @@ class SoftContacts:
             return float(t0 + (-pv - math.sqrt(disc)) / vv)
         return otherwise if math.isfinite(otherwise) else float(t0 - pv / vv)
 
+    def _seen_here(self, ra: int, rb: int, dist: np.ndarray, times: np.ndarray, sigma: float):
+        """Whether a contact of the pair found within the window's reach of its centre is the
+        one there: they never visibly parted since (`_parted`), and neither touched a third body
+        between (`_turned_between`)."""
+        key = (min(ra, rb), max(ra, rb))
+        centre = float(times[SLOW_K])
+        reach = SLOW_K * (times[1] - times[0])
+        found = [t for t, pair in self._contact_times if pair == key]
+        found.append(self._pair_last.get(key, -math.inf))
+        return any(
+            abs(t - centre) <= reach
+            and not self._parted(dist, times, t, sigma)
+            and not self._turned_between(ra, rb, t, centre)
+            for t in found
+        )
+
+    def _turned_between(self, ra: int, rb: int, t0: float, t1: float) -> bool:
+        """Whether either ball had a contact with a third body (a ball or a cushion) between
+        ``t0`` and ``t1`` (either order): only then can the pair touch twice so close in time,
+        without a visible gap between (a ball sandwiched against a cushion, or one that hit a
+        third ball and was caught by the one that hit it)."""
+        key = (min(ra, rb), max(ra, rb))
+        lo, hi = min(t0, t1), max(t0, t1)
+        times = [t for t, pair in self._contact_times if pair != key and (ra in pair or rb in pair)]
+        times += [
+            p.event.time for p in self._pending if p.pair != key and (ra in p.pair or rb in p.pair)
+        ]
+        times += [t for (r, _), t in self._cushion_last.items() if r in (ra, rb)]
+        return any(lo < t < hi for t in times)
+
     def _in_the_air(self, ra: int, rb: int) -> bool:
         """Whether either ball was seen in the air in the window (it may have passed over)."""
         frames = list(self._frames)[-(2 * SLOW_K + 1) :]
@@ -392,7 +421,8 @@ def _knotted(times, rel, seen, sigma: float, others: list[float], before, after)
     frames free of those leave too few each side for `_turn`'s two lines, but positions run on
     through a contact and the frames past it still pin the lines next to the centre. None when
     no frame next to the centre is free on either side, either side has under `_MIN_SIDE`
-    frames, or a stretch between bends has none."""
+    frames, or a stretch between bends has none (two of ``others`` inside one frame interval
+    are one bend, `_merged_knots`)."""
     k = SLOW_K
     both = np.flatnonzero(seen)
     if not len(before) or not len(after):
@@ -402,7 +432,7 @@ def _knotted(times, rel, seen, sigma: float, others: list[float], before, after)
     t = times[both]
     centre = float(times[k])
     inside = [c for c in others if t[0] < c < t[-1] and c != centre]
-    knots = sorted([*inside, centre])
+    knots = _merged_knots(t, sorted(inside), centre)
     bounds = [-math.inf, *knots, math.inf]
     if any(not np.any((t > lo) & (t <= hi)) for lo, hi in itertools.pairwise(bounds)):
         return None
@@ -420,6 +450,20 @@ def _knotted(times, rel, seen, sigma: float, others: list[float], before, after)
     v_sigma = math.sqrt(float(slope_in @ cov @ slope_in))
     lines_in = [(float(v_in[i]), v_sigma, t0, float(y0[i])) for i in (0, 1)]
     return lines_in, coef[at], math.sqrt(float(cov[at, at]))
+
+
+def _merged_knots(t: np.ndarray, others: list[float], centre: float) -> list[float]:
+    """The bends of a knotted fit: the ``centre`` (a frame's time) and the ``others`` (sorted),
+    two others with no frame (times ``t``) between them merged into one at their mean: frames
+    cannot tell two bends inside one interval from one (one ball's cushion contact and the
+    other's contact with a third ball, a few milliseconds apart)."""
+    knots: list[float] = []
+    for c in others:
+        if knots and not np.any((t > knots[-1]) & (t <= c)):
+            knots[-1] = 0.5 * (knots[-1] + c)
+        else:
+            knots.append(c)
+    return sorted([*knots, centre])
 
 
 def _pair_of(event: ShotEvent) -> tuple[int, int]:

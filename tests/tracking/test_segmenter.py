@@ -1306,6 +1306,44 @@ def test_a_cue_ball_passing_close_by_a_rolling_ball_at_speed_did_not_touch_it_ru
     assert not any(set(e.balls) == {BallId.CUE, BallId.SIX} for e in found)
 
 
+def _pair_contacts_found(kind: str, seed: int, pair: set[BallId], t0: float, t1: float):
+    """The true contacts of ``pair`` in [t0, t1] of a virtual-table shot, and for each whether
+    one of the pair's contacts found lies within two frames of it."""
+    from bench.pipeline import WINDOW_S, track_shots
+    from bench.tracking import _seen
+
+    sn = _seen((kind, seed))
+    truth = [
+        e.time
+        for e in sn.run.truth.events
+        if e.kind is EventKind.BALL_BALL and set(e.balls) == pair and t0 <= e.time <= t1
+    ]
+    _, events = track_shots(sn, sensors=True)
+    found = [e.time for e in events if e.kind is EventKind.BALL_BALL and set(e.balls) == pair]
+    return [(t, any(abs(f - t) <= WINDOW_S for f in found)) for t in truth]
+
+
+def test_a_ball_caught_again_after_its_first_contact_turned_the_other_touched_twice_rule_3_18():
+    # Virtual-table break 14.1/1008: the 12 hits the 4, the 4 comes back off the foot cushion
+    # and the 12, rolling on behind it, meets it again 93 ms later. Between the two the pair's
+    # gap never opened beyond a few millimetres, which alone reads as one touch held; the 4's
+    # cushion contact between them makes the second its own.
+    contacts = _pair_contacts_found("break-14.1", 1008, {BallId.TWELVE, BallId.FOUR}, 4.0, 4.3)
+    assert len(contacts) == 2
+    assert all(hit for _, hit in contacts), contacts
+
+
+def test_a_ball_rebounding_into_the_ball_rolling_behind_it_touched_it_rule_3_18() -> None:
+    # Virtual-table break 8ball/1009: the 7 and the 5 roll on to the foot cushion 4 mm apart;
+    # the 7 rebounds into the 5 a frame after its cushion contact, too soon for a line in, so
+    # one fit of the pair's relative position bending at each of their contacts judges it. Two
+    # of those, the 5's on the cushion and the 4's on the 7 70 ms later, fall inside one frame
+    # interval: frames cannot tell two bends there from one, and taken as one the fit stands.
+    contacts = _pair_contacts_found("break-8ball", 1009, {BallId.SEVEN, BallId.FIVE}, 1.0, 1.1)
+    assert len(contacts) == 1
+    assert all(hit for _, hit in contacts), contacts
+
+
 def _hidden_from_the_start(push: tuple[float, float, float] | None, six: tuple[float, float]):
     """The cue ball struck at 0.5 s along +x from (-700, 0); the 6 at ``six`` under a hand from
     the first frame until 0.8 s, pushed by it (``push``: time, vx, vy) or not. Returns the
