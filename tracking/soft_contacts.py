@@ -6,7 +6,6 @@ relative position each side, as the cushion rebound test does for a ball and a n
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import math
 
 import numpy as np
@@ -420,9 +419,11 @@ def _knotted(times, rel, seen, sigma: float, others: list[float], before, after)
     centre and at each of the two balls' ``others`` contacts (times): in a dense sequence the
     frames free of those leave too few each side for `_turn`'s two lines, but positions run on
     through a contact and the frames past it still pin the lines next to the centre. None when
-    no frame next to the centre is free on either side, either side has under `_MIN_SIDE`
-    frames, or a stretch between bends has none (two of ``others`` inside one frame interval
-    are one bend, `_merged_knots`)."""
+    no frame next to the centre is free on either side, or either side has under `_MIN_SIDE`
+    frames. Two of ``others`` with no frame between them (one ball's cushion contact and the
+    other's contact with a third ball, a few milliseconds apart) cannot be told apart: their
+    two bends give the frames after them a line of their own, a step from the line before,
+    whatever the velocity was between."""
     k = SLOW_K
     both = np.flatnonzero(seen)
     if not len(before) or not len(after):
@@ -432,10 +433,7 @@ def _knotted(times, rel, seen, sigma: float, others: list[float], before, after)
     t = times[both]
     centre = float(times[k])
     inside = [c for c in others if t[0] < c < t[-1] and c != centre]
-    knots = _merged_knots(t, sorted(inside), centre)
-    bounds = [-math.inf, *knots, math.inf]
-    if any(not np.any((t > lo) & (t <= hi)) for lo, hi in itertools.pairwise(bounds)):
-        return None
+    knots = sorted({*inside, centre})
     bends = [np.maximum(t - c, 0.0) for c in knots]
     design = np.stack([np.ones_like(t), t - centre, *bends], axis=1)
     coef = np.linalg.lstsq(design, rel[both], rcond=None)[0]
@@ -450,20 +448,6 @@ def _knotted(times, rel, seen, sigma: float, others: list[float], before, after)
     v_sigma = math.sqrt(float(slope_in @ cov @ slope_in))
     lines_in = [(float(v_in[i]), v_sigma, t0, float(y0[i])) for i in (0, 1)]
     return lines_in, coef[at], math.sqrt(float(cov[at, at]))
-
-
-def _merged_knots(t: np.ndarray, others: list[float], centre: float) -> list[float]:
-    """The bends of a knotted fit: the ``centre`` (a frame's time) and the ``others`` (sorted),
-    two others with no frame (times ``t``) between them merged into one at their mean: frames
-    cannot tell two bends inside one interval from one (one ball's cushion contact and the
-    other's contact with a third ball, a few milliseconds apart)."""
-    knots: list[float] = []
-    for c in others:
-        if knots and not np.any((t > knots[-1]) & (t <= c)):
-            knots[-1] = 0.5 * (knots[-1] + c)
-        else:
-            knots.append(c)
-    return sorted([*knots, centre])
 
 
 def _pair_of(event: ShotEvent) -> tuple[int, int]:
